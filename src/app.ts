@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
+import type { Container } from './container.js';
+import './http/types.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { trackKnownRoutes } from './http/known-routes.js';
+import { registerAdminAuth, registerTenantAuth } from './http/auth.js';
+import { errorEnvelope } from './http/envelope.js';
+import { storesRoutes } from './modules/stores/stores.routes.js';
+import { adminRoutes } from './modules/admin/admin.routes.js';
+import { productsRoutes } from './modules/products/products.routes.js';
+
+const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
+
+Every /v1 request carries \`Authorization: Bearer <token>\` (or \`apikey: <token>\`); tokens come from
+\`vitrine store create\`. Every response has \`X-Request-Id\` (yours, or a generated UUID), also inside
+the JSON body. Success bodies are \`{"status":{"code":0,"message":"SUCCESS","request_id":…},"data":…}\`.
+400 (malformed/missing input) and 422 (input that fails the format) use \`{"detail","status":"error","request_id"}\`;
+other errors use the envelope with \`status.code\` -1. Rate limit: VITRINE_RATE_LIMIT requests per minute
+per token (RateLimit-Limit/Remaining/Reset, Retry-After on 429).`;
+
+// A caller's request id is echoed when it is a plausible id; anything else gets a fresh UUID.
+const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+export interface BuildAppOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the HTTP application over a container; never listens (server.ts does). */
+export async function buildApp(container: Container, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const { config } = container;
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.apikey', 'headers.authorization', 'headers.apikey'], censor: '[redacted]' },
+    },
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: false,
+    requestIdLogLabel: 'request_id',
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => { reply.header('x-request-id', request.id); });
+
+  const knownRoutes = trackKnownRoutes(app);
+  registerErrorHandling(app, knownRoutes);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Vitrine catalog API', version: '1.0.0', description: API_DESCRIPTION },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'API token (vt_…) from `vitrine store create`' },
+          apikey: { type: 'apiKey', in: 'header', name: 'apikey' },
+        },
+      },
+      security: [{ bearer: [] }, { apikey: [] }],
+    },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await sql`select 1`.execute(container.storage.db);
+      return { status: 'ok', database: container.storage.dialect.name };
+    } catch {
+      return reply.code(503).send(errorEnvelope(request.id, 'database unreachable'));
+    }
+  });
+
+  await app.register(async (v1) => {
+    await registerTenantAuth(v1, { stores: container.stores, rateLimitPerMinute: config.rateLimitPerMinute, redis: container.redis });
+    await v1.register(storesRoutes, { stores: container.stores });
+    await v1.register(productsRoutes, { products: container.products, queries: container.productQueries });
+  }, { prefix: '/v1' });
+
+  if (config.adminToken) {
+    const adminToken = config.adminToken;
+    await app.register(async (admin) => {
+      registerAdminAuth(admin, adminToken);
+      await admin.register(adminRoutes, { stores: container.stores });
+    }, { prefix: '/admin/v1' });
+  }
+
+  return app;
+}

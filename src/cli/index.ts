@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig } from '../config.js';
+import { createContainer, type Container } from '../container.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { startServer } from '../server.js';
+import { AppError } from '../errors.js';
+import { fail, printResult } from './output.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new CommanderError(2, 'vitrine.port', `--port must be a number from 0 to 65535, got "${value}"`);
+  return Number(value);
+}
+
+/** Runs one operator command against DATABASE_URL (schema brought up to date first), then closes. */
+async function withContainer<T>(work: (container: Container) => Promise<T>): Promise<T> {
+  const container = createContainer(loadConfig(process.env, { logLevel: 'silent' }));
+  try {
+    await migrateToLatest(container.storage);
+    return await work(container);
+  } finally {
+    await container.close();
+  }
+}
+
+const program = new Command('vitrine')
+  .description('Vitrine: catalog management for fashion stores')
+  .showHelpAfterError(false)
+  .exitOverride()
+  .configureOutput({ writeErr: (text) => process.stderr.write(text.startsWith('error: ') ? `vitrine: ${text.slice(7)}` : text) });
+
+program.command('serve').description('serve the HTTP API (migrates the schema first)')
+  .option('--port <port>', 'HTTP port (default PORT or 8080)', parsePort)
+  .option('--host <host>', 'bind address (default HOST or 127.0.0.1)')
+  .action(async (options: { port?: number; host?: string }) => {
+    await startServer(loadConfig(process.env, { ...(options.port !== undefined ? { port: options.port } : {}), ...(options.host ? { host: options.host } : {}) }));
+  });
+
+program.command('migrate').description('create or update the database schema')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { json?: boolean }) => {
+    const applied = await withContainer(async () => []);
+    const config = loadConfig();
+    printResult(!!options.json, { migrated: true, applied }, `schema up to date (${config.databaseUrl.split('@').pop()})`);
+  });
+
+const store = program.command('store').description('stores');
+store.command('create').description('register a store (creates the workspace when none has that name) and issue a token')
+  .requiredOption('--workspace-name <name>', 'workspace (company) name')
+  .requiredOption('--name <store_name>', 'store name')
+  .option('--website <url>', 'store website')
+  .option('--country <code>', 'ISO country code, repeatable', collect, [])
+  .option('--channel <code>', 'sales channel, repeatable; the first is the default', collect, [])
+  .option('--taxonomy <name>', 'store taxonomy', 'fashion')
+  .option('--linked-store <uuid>', 'a linked store')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { workspaceName: string; name: string; website?: string; country: string[]; channel: string[]; taxonomy: string; linkedStore?: string; json?: boolean }) => {
+    const created = await withContainer((c) => c.stores.createStore({
+      workspaceName: options.workspaceName, name: options.name, website: options.website, countries: options.country,
+      channels: options.channel, taxonomy: options.taxonomy, linkedStoreId: options.linkedStore,
+    }));
+    printResult(!!options.json, created, [
+      `workspace_id: ${created.workspace_id}`, `store_uuid:   ${created.store_uuid}`, `api_token:    ${created.api_token}`,
+      'The token is shown only once; keep it safe.',
+    ]);
+  });
+
+store.command('list').description('list every store')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { json?: boolean }) => {
+    const stores = await withContainer((c) => c.stores.listStores());
+    printResult(!!options.json, { stores }, stores.length === 0 ? 'no stores yet'
+      : stores.map((s) => `${s.store_uuid}  ${s.store_name}  workspace ${s.workspace_id}  channels ${Object.keys(s.channels).join(',')}`));
+  });
+
+const token = program.command('token').description('API tokens');
+token.command('create').description('issue another token for a workspace')
+  .requiredOption('--workspace <id>', 'workspace id')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { workspace: string; json?: boolean }) => {
+    const created = await withContainer((c) => c.stores.createToken(options.workspace));
+    printResult(!!options.json, created, [`token_id:  ${created.token_id}`, `api_token: ${created.api_token}`, 'The token is shown only once.']);
+  });
+token.command('revoke').description('revoke a token at once')
+  .argument('<token_id>', 'the token id printed by token create')
+  .option('--json', 'print one JSON object')
+  .action(async (tokenId: string, options: { json?: boolean }) => {
+    const revoked = await withContainer((c) => c.stores.revokeToken(tokenId));
+    printResult(!!options.json, revoked, `token ${tokenId} revoked`);
+  });
+
+const mapping = program.command('mapping').description('mapping profiles');
+mapping.command('set').description('replace a store\'s mapping profile with a JSON file {"fields": {...}, "required": [...]}')
+  .requiredOption('--store <uuid>', 'store uuid')
+  .requiredOption('--file <path>', 'mapping file')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { store: string; file: string; json?: boolean }) => {
+    let parsed: unknown;
+    try { parsed = JSON.parse(fs.readFileSync(options.file, 'utf8')); } catch (error) {
+      fail(`cannot read mapping file ${options.file}: ${(error as Error).message}`);
+    }
+    const profile = await withContainer((c) => c.stores.setMappingProfile(options.store, parsed));
+    printResult(!!options.json, { store_uuid: options.store, mapping: profile }, `mapping profile of store ${options.store} replaced (${Object.keys(profile.fields).length} fields, ${profile.required.length} required)`);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Commander already printed its one-line message; help and version exit 0.
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  }
+  if (error instanceof AppError || error instanceof ConfigError) fail(error.message);
+  fail(error instanceof Error ? `${error.message}` : String(error));
+}

@@ -1,0 +1,61 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/** Every setting of CONTRACT §1, with its default. This file is the only reader of process.env. */
+const ConfigSchema = Type.Object({
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  host: Type.String({ minLength: 1 }),
+  databaseUrl: Type.String({ pattern: '^(sqlite:|postgres://|postgresql://)' }),
+  redisUrl: Type.Optional(Type.String({ minLength: 1 })),
+  adminToken: Type.Optional(Type.String({ minLength: 1 })),
+  rateLimitPerMinute: Type.Integer({ minimum: 1 }),
+  allowPrivateFetch: Type.Boolean(),
+  logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  /** JSON bodies (CONTRACT §4: 10 MB). */
+  bodyLimitBytes: Type.Integer({ minimum: 1 }),
+  /** Asset formats accepted as asset_type / asset_format (catalog-api: loaded from configuration). */
+  assetFormats: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+});
+
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+export const DEFAULT_ASSET_FORMATS = ['image', 'video', 'pdf', '3D', 'text'];
+
+export class ConfigError extends Error {}
+
+function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function parseInteger(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+/** Reads the environment once into a checked, frozen Config; tests build their own with `overrides`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const config = {
+    port: parseInteger('PORT', env.PORT, 8080),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: env.DATABASE_URL || 'sqlite:./var/vitrine.db',
+    redisUrl: env.REDIS_URL || undefined,
+    adminToken: env.VITRINE_ADMIN_TOKEN || undefined,
+    rateLimitPerMinute: parseInteger('VITRINE_RATE_LIMIT', env.VITRINE_RATE_LIMIT, 1200),
+    allowPrivateFetch: parseBoolean('VITRINE_ALLOW_PRIVATE_FETCH', env.VITRINE_ALLOW_PRIVATE_FETCH, false),
+    logLevel: (env.LOG_LEVEL || 'info') as Config['logLevel'],
+    bodyLimitBytes: 10 * 1024 * 1024,
+    assetFormats: env.VITRINE_ASSET_FORMATS
+      ? env.VITRINE_ASSET_FORMATS.split(',').map((s) => s.trim()).filter(Boolean)
+      : DEFAULT_ASSET_FORMATS,
+    ...overrides,
+  };
+  if (config.redisUrl === undefined) delete config.redisUrl;
+  if (config.adminToken === undefined) delete config.adminToken;
+  const firstError = Value.Errors(ConfigSchema, config).First();
+  if (firstError) throw new ConfigError(`invalid configuration: ${firstError.path.slice(1)} ${firstError.message}`);
+  return Object.freeze(config);
+}

@@ -1,0 +1,46 @@
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { openDatabase, type StorageHandle } from './storage/database.js';
+import { StoresService } from './modules/stores/stores.service.js';
+import { ProductsService } from './modules/products/products.service.js';
+import { ChangeFeed } from './changes/change-feed.js';
+import { ProductQueries } from './modules/products/product-queries.js';
+
+/** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
+export interface Container {
+  config: Config;
+  storage: StorageHandle;
+  redis?: Redis;
+  changes: ChangeFeed;
+  stores: StoresService;
+  products: ProductsService;
+  productQueries: ProductQueries;
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  /** Use this storage instead of opening DATABASE_URL (tests: a schema of their own). */
+  storage?: StorageHandle;
+}
+
+export function createRedis(url: string): Redis {
+  // Fail fast while Redis is down (the request answers 502) instead of queueing commands forever.
+  return new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, enableOfflineQueue: true, lazyConnect: false });
+}
+
+export function createContainer(config: Config, options: ContainerOptions = {}): Container {
+  const storage = options.storage ?? openDatabase(config.databaseUrl);
+  const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
+  redis?.on('error', () => {});
+  const changes = new ChangeFeed(storage);
+  const stores = new StoresService(storage);
+  const products = new ProductsService(storage, changes);
+  const productQueries = new ProductQueries(storage, changes);
+  return {
+    config, storage, redis, changes, stores, products, productQueries,
+    async close() {
+      redis?.disconnect();
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AppError, ConflictError, DependencyUnavailableError, InvalidInputError, InvalidRequestError, NotFoundError,
+  PayloadTooLargeError, RateLimitedError, UnauthorizedError,
+} from '../errors.js';
+import { isUnavailableError } from '../storage/sql-errors.js';
+import {
+  assetErrorBody, detailBody, errorEnvelope, INTERNAL_ERROR_MESSAGE, UNAUTHORIZED_MESSAGE,
+} from './envelope.js';
+import type { ErrorShape } from './types.js';
+
+/** The one place that knows HTTP status codes for domain errors. */
+const STATUS_BY_ERROR: Array<[new (...args: never[]) => AppError, number]> = [
+  [InvalidRequestError, 400],
+  [InvalidInputError, 422],
+  [UnauthorizedError, 401],
+  [NotFoundError, 404],
+  [ConflictError, 409],
+  [PayloadTooLargeError, 413],
+  [RateLimitedError, 429],
+  [DependencyUnavailableError, 502],
+];
+
+interface Classified { status: number; message: string; reason: string }
+
+const REASON_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request', 401: 'unauthorized', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
+  413: 'payload_too_large', 422: 'invalid_request', 429: 'rate_limited', 500: 'internal_error', 502: 'service_unavailable',
+};
+
+const CONTEXT_NAMES: Record<string, string> = { querystring: 'query parameter', body: 'body', params: 'path parameter', headers: 'header' };
+
+/** Fastify/ajv validation errors: a missing required input is 400, a present but wrong one 422 (CONTRACT §4). */
+function classifyValidation(error: FastifyError): Classified {
+  const first = error.validation![0];
+  const context = CONTEXT_NAMES[error.validationContext ?? 'body'] ?? 'body';
+  const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (first.keyword === 'required') {
+    const missing = (first.params as { missingProperty?: string }).missingProperty ?? '';
+    const field = path ? `${path}.${missing}` : missing;
+    return { status: 400, message: `${context} '${field}' is required`, reason: 'invalid_request' };
+  }
+  let message = first.message ?? 'is invalid';
+  if (first.keyword === 'enum') message += `: ${((first.params as { allowedValues?: unknown[] }).allowedValues ?? []).join(', ')}`;
+  const subject = path ? (context === 'body' ? `body field '${path}'` : `${context} '${path}'`) : context;
+  return { status: 422, message: `${subject} ${message}`, reason: 'invalid_request' };
+}
+
+function classify(error: FastifyError | Error): Classified {
+  if (error instanceof AppError) {
+    const status = STATUS_BY_ERROR.find(([type]) => error instanceof type)?.[1] ?? 500;
+    return { status, message: status === 401 ? UNAUTHORIZED_MESSAGE : error.message, reason: REASON_BY_STATUS[status] };
+  }
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return classifyValidation(fastifyError);
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 400, message: 'unsupported Content-Type: send application/json', reason: 'invalid_request' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, message: 'body is empty: send a JSON document', reason: 'invalid_request' };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, message: 'body is not valid JSON', reason: 'invalid_request' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: 'body is larger than the 10 MB limit', reason: 'payload_too_large' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, message: 'Content-Length does not match the body', reason: 'invalid_request' };
+    default:
+  }
+  if (isUnavailableError(error)) {
+    return { status: 502, message: 'a backing service is unavailable, try again later', reason: 'service_unavailable' };
+  }
+  // JSON.parse failures surface as SyntaxError with statusCode 400 from the content-type parser.
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return { status: 400, message: 'body is not valid JSON', reason: 'invalid_request' };
+  }
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status: status === 415 ? 400 : status, message: fastifyError.message, reason: REASON_BY_STATUS[status] ?? 'invalid_request' };
+  }
+  return { status: 500, message: INTERNAL_ERROR_MESSAGE, reason: 'internal_error' };
+}
+
+export function errorBody(shape: ErrorShape, requestId: string, { status, message, reason }: Classified) {
+  if (status === 401) return errorEnvelope(requestId, UNAUTHORIZED_MESSAGE);
+  if (shape === 'asset') {
+    return assetErrorBody(requestId, status === 500 ? INTERNAL_ERROR_MESSAGE : 'ERROR', reason, message);
+  }
+  if (status === 400 || status === 422) return detailBody(requestId, message);
+  return errorEnvelope(requestId, message);
+}
+
+/** Registered once, at the root: every error of every route goes through here. */
+export function registerErrorHandling(app: FastifyInstance, knownRoutes: { allowedMethods(url: string): string[] }) {
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const shape = request.routeOptions?.config?.errorShape ?? 'standard';
+    let classified = classify(error);
+    // The asset endpoints answer every validation failure with 400 (seed: asset list mapping table).
+    if (shape === 'asset' && classified.status === 422) classified = { ...classified, status: 400 };
+    if (classified.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: (error as AppError).code ?? (error as FastifyError).code, detail: classified.message }, 'request rejected');
+    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
+    return reply.code(classified.status).type('application/json; charset=utf-8').send(errorBody(shape, request.id, classified));
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = knownRoutes.allowedMethods(path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return reply.code(405).header('allow', allowed.join(', '))
+        .send(errorEnvelope(request.id, `method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
+    }
+    return reply.code(404).send(errorEnvelope(request.id, `no route ${request.method} ${path}`));
+  });
+}

@@ -1,0 +1,19 @@
+import type { AuthContext } from '../modules/stores/stores.service.js';
+import type { Store } from '../modules/stores/store.js';
+
+/** How a route's errors are written (CONTRACT §4): the seed's standard shapes, or the asset shape. */
+export type ErrorShape = 'standard' | 'asset';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook; null when the request carried no valid token. */
+    auth: AuthContext | null;
+    /** Set by the store-scope hook on routes with `config.storeScoped`. */
+    store: Store;
+  }
+  interface FastifyContextConfig {
+    errorShape?: ErrorShape;
+    /** Resolve `store_uuid` from the query string to a store of the caller's workspace. */
+    storeScoped?: boolean;
+  }
+}

@@ -1,0 +1,89 @@
+import { applyMapping, type MappingProfile } from './mapping-profile.js';
+import { MISSING_SKU, SETTABLE_STATUSES, type ProductStatus } from './quality-checks.js';
+
+export const MAX_PRODUCT_CODE_LENGTH = 128;
+
+/** Seed fields that hold text: numbers given for them are stored as their decimal text. */
+const TEXT_FIELDS = new Set([
+  'product_code', 'parent_code', 'Product Name', 'Department', 'Category', 'Selling Price', 'Currency',
+  'Image URL 1', 'Image URL 2', 'Image URL 3', 'Image URL 4', 'Image URL 5', 'Image URL 6',
+  'Colour', 'Brand', 'Season', 'Usage', 'Sub Category',
+]);
+
+export interface ItemFailure { index: number; product_code: string; reason: string; details: string }
+
+export interface ProductItem {
+  index: number;
+  code: string;
+  /** Canonical fields to store; `null` means "remove this field" (meaningful on update). */
+  fields: Record<string, unknown>;
+  requestedStatus?: ProductStatus;
+}
+
+export type ItemOutcome = { ok: true; item: ProductItem } | { ok: false; failure: ItemFailure; missingSku: boolean };
+
+function codeText(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
+function fail(index: number, code: unknown, reason: string, details: string, missingSku = false): ItemOutcome {
+  return { ok: false, failure: { index, product_code: codeText(code).slice(0, MAX_PRODUCT_CODE_LENGTH), reason, details }, missingSku };
+}
+
+/** Maps one body item through the store's profile and checks what belongs to the item alone. */
+export function normaliseItem(raw: Record<string, unknown>, index: number, profile: MappingProfile): ItemOutcome {
+  const mapped = applyMapping(profile, raw);
+  const { product_code: rawCode, Status: rawStatus, ...rest } = mapped;
+
+  let code: string;
+  if (rawCode === undefined || rawCode === null || (typeof rawCode === 'string' && rawCode.trim() === '')) {
+    return fail(index, rawCode, MISSING_SKU, 'product_code is missing or empty', true);
+  } else if (typeof rawCode === 'number' && Number.isFinite(rawCode)) {
+    code = String(rawCode);
+  } else if (typeof rawCode === 'string') {
+    if (rawCode.length > MAX_PRODUCT_CODE_LENGTH) {
+      return fail(index, rawCode, 'invalid_product_code', `product_code must be at most ${MAX_PRODUCT_CODE_LENGTH} characters (got ${rawCode.length})`);
+    }
+    code = rawCode;
+  } else {
+    return fail(index, rawCode, 'invalid_product_code', `product_code must be a string or a number, got ${Array.isArray(rawCode) ? 'array' : typeof rawCode}`);
+  }
+
+  let requestedStatus: ProductStatus | undefined;
+  if (rawStatus !== undefined && rawStatus !== null) {
+    const wanted = typeof rawStatus === 'string' ? rawStatus.trim().toLowerCase() : undefined;
+    if (wanted === undefined || !(SETTABLE_STATUSES as readonly string[]).includes(wanted)) {
+      return fail(index, code, 'invalid_status', `Status must be one of ${SETTABLE_STATUSES.join(', ')} ("problem" is set only by the quality checks); got ${JSON.stringify(rawStatus)}`);
+    }
+    requestedStatus = wanted as ProductStatus;
+  }
+
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(rest)) {
+    if (TEXT_FIELDS.has(name) && value !== null) {
+      if (typeof value === 'number' && Number.isFinite(value)) { fields[name] = String(value); continue; }
+      if (typeof value !== 'string') return fail(index, code, 'invalid_field', `${name} must be a string, got ${Array.isArray(value) ? 'array' : typeof value}`);
+    }
+    fields[name] = value;
+  }
+  return { ok: true, item: { index, code, fields, ...(requestedStatus ? { requestedStatus } : {}) } };
+}
+
+/** Fields stored for a product: the given ones, or the existing ones with the given ones laid over (update). Null removes a field. */
+export function mergeFields(existing: Record<string, unknown> | undefined, given: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...(existing ?? {}) };
+  for (const [name, value] of Object.entries(given)) {
+    if (value === null) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged;
+}
+
+/** The profile's `required` fields missing from a product, if any. */
+export function missingRequiredFields(profile: MappingProfile, fields: Record<string, unknown>): string[] {
+  return profile.required.filter((name) => {
+    if (name === 'product_code') return false;
+    const value = fields[name];
+    return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+  });
+}

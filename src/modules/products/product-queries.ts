@@ -1,0 +1,77 @@
+import type { StorageHandle } from '../../storage/database.js';
+import type { ChangeFeed } from '../../changes/change-feed.js';
+import type { Store } from '../stores/store.js';
+import { MISSING_SKU } from './quality-checks.js';
+import * as repo from './products.repository.js';
+
+/** Missing-SKU rejections count toward failures for this long (CONTRACT §6). */
+const SKU_REJECTION_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+export interface StatusPage { status?: string; offset: number; limit: number }
+
+/** Reads of the catalog: the status listing, failure counts and full products. */
+export class ProductQueries {
+  // Totals keyed by store and status, valid while the store's change sequence has not moved:
+  // every product write bumps it, so a cached total is never stale, on any process.
+  readonly #totals = new Map<string, { seq: number; total: number }>();
+
+  constructor(private readonly storage: StorageHandle, private readonly changes: ChangeFeed) {}
+
+  async #total(storeId: string, status?: string): Promise<number> {
+    const key = `${storeId}\u0000${status ?? ''}`;
+    const seq = await this.changes.latest(this.storage.db, storeId);
+    const cached = this.#totals.get(key);
+    if (cached && cached.seq === seq) return cached.total;
+    const total = await repo.countProducts(this.storage.db, storeId, status);
+    if (this.#totals.size > 10_000) this.#totals.clear();
+    this.#totals.set(key, { seq, total });
+    return total;
+  }
+
+  async statusListing(store: Store, page: StatusPage) {
+    const [total, rows] = await Promise.all([
+      this.#total(store.id, page.status),
+      repo.listStatuses(this.storage.db, store.id, page),
+    ]);
+    return {
+      store_uuid: store.id,
+      total,
+      data: rows.map((row) => ({ [row.product_code]: { Category: row.category ?? '', product_code: row.product_code, status: row.status } })),
+    };
+  }
+
+  /** Failure-reason counts over current products, plus Missing SKU rejections of the last 30 days; most frequent first. */
+  async failures(store: Store): Promise<Array<{ _id: string; count: number }>> {
+    const since = new Date(Date.now() - SKU_REJECTION_WINDOW_MS).toISOString();
+    const [byReason, missingSku] = await Promise.all([
+      repo.countProblemsByReason(this.storage.db, store.id),
+      repo.countSkuRejectionsSince(this.storage.db, store.id, since),
+    ]);
+    const counts = byReason.map((row) => ({ _id: row.reason, count: Number(row.n) }));
+    if (missingSku > 0) counts.push({ _id: MISSING_SKU, count: missingSku });
+    return counts.sort((a, b) => b.count - a.count || a._id.localeCompare(b._id));
+  }
+
+  /** Full products with every attribute, their status and quality problems. */
+  async listProducts(store: Store, page: StatusPage & { codes?: string[] }) {
+    const [total, rows] = await Promise.all([
+      page.codes ? Promise.resolve(undefined) : this.#total(store.id, page.status),
+      repo.listProducts(this.storage.db, store.id, page),
+    ]);
+    const problems = await repo.problemsFor(this.storage.db, store.id, rows.map((row) => row.product_code));
+    const reasons = new Map<string, string[]>();
+    for (const { product_code, reason } of problems) reasons.set(product_code, [...(reasons.get(product_code) ?? []), reason]);
+    return {
+      store_uuid: store.id,
+      total: total ?? rows.length,
+      products: rows.map((row) => ({
+        ...(JSON.parse(row.attributes) as Record<string, unknown>),
+        product_code: row.product_code,
+        status: row.status,
+        problems: reasons.get(row.product_code) ?? [],
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+      })),
+    };
+  }
+}

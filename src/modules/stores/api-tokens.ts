@@ -1,0 +1,22 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** CONTRACT §3: at least 32 random bytes, base64url, prefix `vt_`; only the hash is stored. */
+export function generateApiToken(): string {
+  return `vt_${randomBytes(32).toString('base64url')}`;
+}
+
+/** SHA-256 suffices: tokens carry 256 bits of entropy, so there is nothing to brute-force. */
+export function hashApiToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function looksLikeApiToken(token: string): boolean {
+  return /^vt_[A-Za-z0-9_-]{43,}$/.test(token);
+}
+
+/** Constant-time comparison of two secrets of any length. */
+export function secretsEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}

@@ -1,0 +1,45 @@
+import type { MappingProfile } from '../products/mapping-profile.js';
+import type { StoresTable } from '../../storage/schema.js';
+import type { Selectable } from 'kysely';
+
+/** A store as the services see it (camelCase; JSON columns parsed). */
+export interface Store {
+  id: string;
+  workspaceId: string;
+  name: string;
+  website: string | null;
+  countries: string[];
+  channels: string[];
+  defaultChannel: string;
+  taxonomy: string;
+  linkedStoreId: string | null;
+  mappingProfile: MappingProfile | null;
+  createdAt: string;
+}
+
+export function storeFromRow(row: Selectable<StoresTable>): Store {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    website: row.website,
+    countries: JSON.parse(row.countries) as string[],
+    channels: JSON.parse(row.channels) as string[],
+    defaultChannel: row.default_channel,
+    taxonomy: row.taxonomy,
+    linkedStoreId: row.linked_store_id,
+    mappingProfile: row.mapping_profile === null ? null : (JSON.parse(row.mapping_profile) as MappingProfile),
+    createdAt: row.created_at,
+  };
+}
+
+/** The seed's store details (CONTRACT §9: every key always present). */
+export interface StoreDetails {
+  store_name: string;
+  workspace_id: string;
+  linked_store_id: string | null;
+  store_website: string | null;
+  country: string[];
+  channels: Record<string, number>;
+  store_taxonomy: string;
+}

@@ -1,0 +1,60 @@
+import type { Insertable } from 'kysely';
+import type { Executor } from '../../storage/database.js';
+import type { StoresTable } from '../../storage/schema.js';
+
+export function findWorkspaceByName(db: Executor, name: string) {
+  return db.selectFrom('workspaces').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
+export function findWorkspaceById(db: Executor, id: string) {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertWorkspace(db: Executor, row: { id: string; name: string; created_at: string }) {
+  await db.insertInto('workspaces').values(row).execute();
+}
+
+export function listWorkspaces(db: Executor) {
+  return db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function insertStore(db: Executor, row: Insertable<StoresTable>) {
+  await db.insertInto('stores').values(row).execute();
+}
+
+export function findStoreById(db: Executor, id: string) {
+  return db.selectFrom('stores').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The tenancy check: a store is found only inside the caller's workspace. */
+export function findStoreInWorkspace(db: Executor, workspaceId: string, id: string) {
+  return db.selectFrom('stores').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+}
+
+export function listStores(db: Executor) {
+  return db.selectFrom('stores').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function updateMappingProfile(db: Executor, storeId: string, profile: string | null) {
+  const result = await db.updateTable('stores').set({ mapping_profile: profile }).where('id', '=', storeId).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function insertToken(db: Executor, row: { id: string; workspace_id: string; token_hash: string; created_at: string }) {
+  await db.insertInto('api_tokens').values({ ...row, revoked_at: null }).execute();
+}
+
+export function findActiveTokenByHash(db: Executor, tokenHash: string) {
+  return db.selectFrom('api_tokens').select(['id', 'workspace_id', 'token_hash'])
+    .where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+export async function revokeToken(db: Executor, tokenId: string, at: string) {
+  const result = await db.updateTable('api_tokens').set({ revoked_at: at })
+    .where('id', '=', tokenId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export function findToken(db: Executor, tokenId: string) {
+  return db.selectFrom('api_tokens').select(['id', 'revoked_at']).where('id', '=', tokenId).executeTakeFirst();
+}

@@ -1,0 +1,17 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
+import { Envelope, standardErrors, StoreUuidQuery } from '../../http/schemas.js';
+import type { StoresService } from './stores.service.js';
+import { StoreDetailsSchema } from './stores.schemas.js';
+
+export const storesRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService }> = async (app, { stores }) => {
+  app.get('/stores', {
+    config: { storeScoped: true },
+    schema: {
+      tags: ['stores'],
+      summary: 'Retrieve store details',
+      querystring: StoreUuidQuery,
+      response: { 200: Envelope(StoreDetailsSchema), ...standardErrors() },
+    },
+  }, async (request) => ok(request, await stores.describeStore(request.store)));
+};

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import type { StorageHandle } from '../../storage/database.js';
+import { InvalidInputError, NotFoundError, StoreNotFoundError } from '../../errors.js';
+import { isUniqueViolation } from '../../storage/sql-errors.js';
+import { defaultMappingProfile, parseMappingProfile, type MappingProfile } from '../products/mapping-profile.js';
+import { generateApiToken, hashApiToken, looksLikeApiToken, secretsEqual } from './api-tokens.js';
+import * as repo from './stores.repository.js';
+import { storeFromRow, type Store, type StoreDetails } from './store.js';
+
+export interface CreateStoreInput {
+  workspaceName: string;
+  name: string;
+  website?: string | null;
+  countries?: string[];
+  channels?: string[];
+  taxonomy?: string;
+  linkedStoreId?: string | null;
+}
+
+export interface CreatedStore { workspace_id: string; store_uuid: string; api_token: string }
+export interface CreatedToken { token_id: string; api_token: string }
+export interface AuthContext { workspaceId: string; tokenId: string }
+
+/** Counts distinct parent codes with asset links per channel; the assets module provides it. */
+export type ChannelUsage = (storeId: string) => Promise<Record<string, number>>;
+
+const CHANNEL_CODE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const COUNTRY_CODE = /^[A-Z]{2}$/;
+
+function checkStoreInput(input: CreateStoreInput) {
+  const workspaceName = input.workspaceName?.trim();
+  if (!workspaceName) throw new InvalidInputError('workspace name must not be empty', 'workspace_name');
+  if (workspaceName.length > 200) throw new InvalidInputError('workspace name must be at most 200 characters', 'workspace_name');
+  const name = input.name?.trim();
+  if (!name) throw new InvalidInputError('store name must not be empty', 'name');
+  if (name.length > 200) throw new InvalidInputError('store name must be at most 200 characters', 'name');
+  let website: string | null = null;
+  if (input.website) {
+    let url: URL | undefined;
+    try { url = new URL(input.website); } catch { url = undefined; }
+    if (!url || !['http:', 'https:'].includes(url.protocol)) throw new InvalidInputError('website must be an absolute http(s) URL', 'website');
+    website = input.website;
+  }
+  const countries = (input.countries ?? []).map((c) => c.trim().toUpperCase());
+  const badCountry = countries.find((c) => !COUNTRY_CODE.test(c));
+  if (badCountry !== undefined) throw new InvalidInputError(`country "${badCountry}" must be a two-letter ISO 3166 code`, 'country');
+  const channels = input.channels && input.channels.length > 0 ? input.channels.map((c) => c.trim()) : ['default'];
+  const badChannel = channels.find((c) => !CHANNEL_CODE.test(c));
+  if (badChannel !== undefined) throw new InvalidInputError(`channel "${badChannel}" must be 1-64 letters, digits, "_", "-" or "."`, 'channel');
+  if (new Set(channels).size !== channels.length) throw new InvalidInputError('channels must not repeat', 'channel');
+  const taxonomy = (input.taxonomy ?? 'fashion').trim();
+  if (!taxonomy) throw new InvalidInputError('taxonomy must not be empty', 'taxonomy');
+  return { workspaceName, name, website, countries: [...new Set(countries)], channels, taxonomy };
+}
+
+/** Workspaces, stores and API tokens: what the operator creates (CLI and /admin/v1) and /v1 reads. */
+export class StoresService {
+  #channelUsage: ChannelUsage | undefined;
+
+  constructor(private readonly storage: StorageHandle) {}
+
+  /** Lets the assets module fill `channels` in store details without this module knowing about assets. */
+  setChannelUsage(usage: ChannelUsage) { this.#channelUsage = usage; }
+
+  async createStore(input: CreateStoreInput): Promise<CreatedStore> {
+    const checked = checkStoreInput(input);
+    const now = new Date().toISOString();
+    const token = generateApiToken();
+    const storeId = randomUUID();
+    const create = () => this.storage.db.transaction().execute(async (trx) => {
+      if (input.linkedStoreId && !(await repo.findStoreById(trx, input.linkedStoreId))) {
+        throw new InvalidInputError(`linked store ${input.linkedStoreId} does not exist`, 'linked_store');
+      }
+      let workspace = await repo.findWorkspaceByName(trx, checked.workspaceName);
+      if (!workspace) {
+        workspace = { id: randomUUID(), name: checked.workspaceName, created_at: now };
+        await repo.insertWorkspace(trx, workspace);
+      }
+      await repo.insertStore(trx, {
+        id: storeId,
+        workspace_id: workspace.id,
+        name: checked.name,
+        website: checked.website,
+        countries: JSON.stringify(checked.countries),
+        channels: JSON.stringify(checked.channels),
+        default_channel: checked.channels[0],
+        taxonomy: checked.taxonomy,
+        linked_store_id: input.linkedStoreId || null,
+        mapping_profile: JSON.stringify(defaultMappingProfile()),
+        created_at: now,
+      });
+      await repo.insertToken(trx, { id: randomUUID(), workspace_id: workspace.id, token_hash: hashApiToken(token), created_at: now });
+      return { workspace_id: workspace.id, store_uuid: storeId, api_token: token };
+    });
+    try {
+      return await create();
+    } catch (error) {
+      // Two operators creating the first store of one workspace at once: the loser retries and joins it.
+      if (isUniqueViolation(error)) return create();
+      throw error;
+    }
+  }
+
+  async listStores(): Promise<Array<StoreDetails & { store_uuid: string; default_channel: string }>> {
+    const rows = await repo.listStores(this.storage.db);
+    return Promise.all(rows.map(async (row) => {
+      const store = storeFromRow(row);
+      return { store_uuid: store.id, default_channel: store.defaultChannel, ...(await this.describeStore(store)) };
+    }));
+  }
+
+  async listWorkspaces() {
+    const rows = await repo.listWorkspaces(this.storage.db);
+    return rows.map((w) => ({ workspace_id: w.id, name: w.name, created_at: w.created_at }));
+  }
+
+  async createWorkspace(name: string) {
+    const trimmed = name?.trim();
+    if (!trimmed) throw new InvalidInputError('workspace name must not be empty', 'name');
+    const existing = await repo.findWorkspaceByName(this.storage.db, trimmed);
+    if (existing) return { workspace_id: existing.id, name: existing.name, created: false };
+    const row = { id: randomUUID(), name: trimmed, created_at: new Date().toISOString() };
+    await repo.insertWorkspace(this.storage.db, row);
+    return { workspace_id: row.id, name: row.name, created: true };
+  }
+
+  async createToken(workspaceId: string): Promise<CreatedToken> {
+    if (!workspaceId || !(await repo.findWorkspaceById(this.storage.db, workspaceId))) {
+      throw new NotFoundError(`workspace ${workspaceId} not found`, 'workspace');
+    }
+    const token = generateApiToken();
+    const id = randomUUID();
+    await repo.insertToken(this.storage.db, { id, workspace_id: workspaceId, token_hash: hashApiToken(token), created_at: new Date().toISOString() });
+    return { token_id: id, api_token: token };
+  }
+
+  async revokeToken(tokenId: string): Promise<{ token_id: string; revoked: true }> {
+    const found = tokenId ? await repo.findToken(this.storage.db, tokenId) : undefined;
+    if (!found) throw new NotFoundError(`token ${tokenId} not found`, 'token_id');
+    await repo.revokeToken(this.storage.db, tokenId, new Date().toISOString());
+    return { token_id: tokenId, revoked: true };
+  }
+
+  /** Resolves a presented token; undefined for unknown, malformed or revoked ones (read every time, so revocation is immediate everywhere). */
+  async authenticate(token: string): Promise<AuthContext | undefined> {
+    if (!looksLikeApiToken(token)) return undefined;
+    const hash = hashApiToken(token);
+    const row = await repo.findActiveTokenByHash(this.storage.db, hash);
+    if (!row || !secretsEqual(row.token_hash, hash)) return undefined;
+    return { workspaceId: row.workspace_id, tokenId: row.id };
+  }
+
+  /** A store of the caller's workspace; any other id, foreign or unknown, is the same 404. */
+  async getStoreForWorkspace(workspaceId: string, storeUuid: string): Promise<Store> {
+    const row = await repo.findStoreInWorkspace(this.storage.db, workspaceId, storeUuid);
+    if (!row) throw new StoreNotFoundError();
+    return storeFromRow(row);
+  }
+
+  /** Operator access to any store. */
+  async getStore(storeUuid: string): Promise<Store> {
+    const row = await repo.findStoreById(this.storage.db, storeUuid);
+    if (!row) throw new StoreNotFoundError();
+    return storeFromRow(row);
+  }
+
+  async describeStore(store: Store): Promise<StoreDetails> {
+    const usage = this.#channelUsage ? await this.#channelUsage(store.id) : {};
+    const channels: Record<string, number> = {};
+    for (const channel of store.channels) channels[channel] = usage[channel] ?? 0;
+    return {
+      store_name: store.name,
+      workspace_id: store.workspaceId,
+      linked_store_id: store.linkedStoreId,
+      store_website: store.website,
+      country: store.countries,
+      channels,
+      store_taxonomy: store.taxonomy,
+    };
+  }
+
+  async setMappingProfile(storeUuid: string, input: unknown): Promise<MappingProfile> {
+    const profile = parseMappingProfile(input);
+    await this.getStore(storeUuid);
+    await repo.updateMappingProfile(this.storage.db, storeUuid, JSON.stringify(profile));
+    return profile;
+  }
+
+  async getMappingProfile(storeUuid: string): Promise<MappingProfile> {
+    const store = await this.getStore(storeUuid);
+    if (!store.mappingProfile) throw new NotFoundError('mapping profile not found', 'mapping');
+    return store.mappingProfile;
+  }
+
+  async removeMappingProfile(storeUuid: string): Promise<void> {
+    await this.getStore(storeUuid);
+    await repo.updateMappingProfile(this.storage.db, storeUuid, null);
+  }
+}

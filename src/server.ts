@@ -1,0 +1,30 @@
+import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { createContainer, type Container } from './container.js';
+import type { Config } from './config.js';
+import { migrateToLatest } from './storage/migrate.js';
+
+export interface RunningServer { app: FastifyInstance; container: Container; url: string }
+
+/**
+ * Opens the database, brings the schema up to date, prints where it listens, and serves until
+ * SIGTERM/SIGINT: in-flight requests finish, then the database is closed.
+ */
+export async function startServer(config: Config, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RunningServer> {
+  const container = createContainer(config);
+  await migrateToLatest(container.storage);
+  const app = await buildApp(container);
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  print(`Vitrine serving the catalog API on ${url} (database ${container.storage.description})`);
+  print(`Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`);
+  print(`Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`);
+  await app.listen({ port: config.port, host: config.host });
+  closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await container.close();
+  });
+  return { app, container, url };
+}

@@ -1,0 +1,13 @@
+import { openPostgres, type PostgresOptions } from './postgres.js';
+import { openSqlite } from './sqlite.js';
+import type { StorageHandle } from './dialect.js';
+
+export type { StorageHandle, StorageDialect } from './dialect.js';
+export type Executor = import('kysely').Kysely<import('./schema.js').Database> | import('kysely').Transaction<import('./schema.js').Database>;
+
+/** Opens the database named by DATABASE_URL (CONTRACT §1). */
+export function openDatabase(url: string, postgresOptions: PostgresOptions = {}): StorageHandle {
+  if (url.startsWith('sqlite:')) return openSqlite(url);
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, postgresOptions);
+  throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got ${url}`);
+}

@@ -1,0 +1,26 @@
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/**
+ * What really differs between the two engines, as capability flags and small helpers, so that
+ * repositories stay one code path (STYLE §6: checks on the engine name live only under storage/).
+ */
+export interface StorageDialect {
+  readonly name: DialectName;
+  /** SQLite serialises writers on one connection; PostgreSQL needs explicit row locks. */
+  readonly supportsRowLocks: boolean;
+  /** Most bind parameters one statement may carry, so batches can be chunked. */
+  readonly maxParameters: number;
+  /** Adds FOR UPDATE where the engine has it; a no-op on SQLite, whose single writer already serialises. */
+  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+}
+
+export interface StorageHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: StorageDialect;
+  /** Describes the target without credentials, for logs and the start-up banner. */
+  readonly description: string;
+  close(): Promise<void>;
+}

@@ -1,0 +1,42 @@
+import pg from 'pg';
+import { Kysely, PostgresDialect, type SelectQueryBuilder } from 'kysely';
+import type { Database } from './schema.js';
+import type { StorageDialect, StorageHandle } from './dialect.js';
+
+// COUNT(*) and bigint columns come back as strings by default; every value we keep fits in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export const postgresDialect: StorageDialect = {
+  name: 'postgres',
+  supportsRowLocks: true,
+  maxParameters: 65_000,
+  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query.forUpdate(); },
+};
+
+export interface PostgresOptions {
+  /** Schema to work in (tests use one schema each); it is created when missing. */
+  schema?: string;
+  poolSize?: number;
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): StorageHandle {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const safe = new URL(url);
+  safe.password = '';
+  return {
+    db,
+    dialect: postgresDialect,
+    description: `${safe.protocol}//${safe.username ? `${safe.username}@` : ''}${safe.host}${safe.pathname}${schema ? ` (schema ${schema})` : ''}`,
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,69 @@
+import type { Generated } from 'kysely';
+
+/** Table shapes as Kysely sees them. JSON columns are text on both engines; timestamps are ISO text. */
+export interface WorkspacesTable { id: string; name: string; created_at: string }
+
+export interface StoresTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  website: string | null;
+  countries: string;
+  channels: string;
+  default_channel: string;
+  taxonomy: string;
+  linked_store_id: string | null;
+  /** The store's mapping profile as JSON; null once an operator removed it. */
+  mapping_profile: string | null;
+  /** Last sequence number handed out by the store's change log (see changes/change-feed.ts). */
+  change_seq: Generated<number>;
+  created_at: string;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  workspace_id: string;
+  token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface ProductsTable {
+  store_id: string;
+  product_code: string;
+  parent_code: string | null;
+  status: string;
+  title: string | null;
+  category: string | null;
+  department: string | null;
+  price: string | null;
+  currency: string | null;
+  /** Every canonical field of the product as given (after mapping), JSON object. */
+  attributes: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProductProblemsTable { store_id: string; product_code: string; reason: string }
+
+export interface SkuRejectionsTable { id: string; store_id: string; rejected_at: string; count: number }
+
+export interface ChangeLogTable {
+  store_id: string;
+  seq: number;
+  entity: string;
+  entity_key: string;
+  op: string;
+  status: string | null;
+  created_at: string;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  stores: StoresTable;
+  api_tokens: ApiTokensTable;
+  products: ProductsTable;
+  product_problems: ProductProblemsTable;
+  sku_rejections: SkuRejectionsTable;
+  change_log: ChangeLogTable;
+}
