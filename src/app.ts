@@ -40,7 +40,6 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     },
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
-    requestIdLogLabel: 'request_id',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -50,6 +49,8 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => { reply.header('x-request-id', request.id); });
+  // Bodies are JSON (multipart only where a route says so): a text/plain body is a wrong content type (400).
+  app.removeContentTypeParser('text/plain');
 
   const knownRoutes = trackKnownRoutes(app);
   registerErrorHandling(app, knownRoutes);

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createContainer, type Container } from '../container.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -10,7 +10,7 @@ import { fail, printResult } from './output.js';
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function parsePort(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new CommanderError(2, 'vitrine.port', `--port must be a number from 0 to 65535, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`must be a number from 0 to 65535, got "${value}"`);
   return Number(value);
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
-import { RateLimitedError, UnauthorizedError } from '../errors.js';
+import { RateLimitedError, StoreNotFoundError, UnauthorizedError } from '../errors.js';
 import type { StoresService } from '../modules/stores/stores.service.js';
 import { secretsEqual } from '../modules/stores/api-tokens.js';
 
@@ -29,10 +29,17 @@ export interface TenantAuthOptions {
  */
 export async function registerTenantAuth(app: FastifyInstance, options: TenantAuthOptions) {
   app.decorateRequest('auth', null);
+  app.decorateRequest('namedStore', undefined);
 
   app.addHook('onRequest', async (request) => {
     const token = presentedToken(request);
-    request.auth = token ? (await options.stores.authenticate(token)) ?? null : null;
+    if (!token) return;
+    // One lookup resolves the token and the store named by store_uuid (see the store-scope hook).
+    const storeUuid = (request.query as { store_uuid?: unknown }).store_uuid;
+    const resolved = await options.stores.authenticateForStore(token, typeof storeUuid === 'string' ? storeUuid : undefined);
+    if (!resolved) return;
+    request.auth = resolved.auth;
+    request.namedStore = resolved.store;
   });
 
   await app.register(fastifyRateLimit, {
@@ -55,6 +62,8 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
 
   app.addHook('preHandler', async (request) => {
     if (!request.routeOptions.config.storeScoped) return;
+    if (request.namedStore === null) throw new StoreNotFoundError();
+    if (request.namedStore) { request.store = request.namedStore; return; }
     const storeUuid = (request.query as { store_uuid?: string }).store_uuid ?? '';
     request.store = await options.stores.getStoreForWorkspace(request.auth!.workspaceId, storeUuid);
   });

@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook; null when the request carried no valid token. */
     auth: AuthContext | null;
+    /** The store named by store_uuid, looked up with the token: null when not in the caller's workspace. */
+    namedStore: Store | null | undefined;
     /** Set by the store-scope hook on routes with `config.storeScoped`. */
     store: Store;
   }

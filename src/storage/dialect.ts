@@ -1,4 +1,4 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -20,6 +20,12 @@ export interface StorageDialect {
 export interface StorageHandle {
   readonly db: Kysely<Database>;
   readonly dialect: StorageDialect;
+  /**
+   * Runs a compiled read on a connection that sees committed data only. On a SQLite file this is a
+   * second, read-only connection used synchronously (no driver mutex or pool round trip): the
+   * per-request lookups use it. Elsewhere it is an ordinary query.
+   */
+  readCommitted<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
   /** Describes the target without credentials, for logs and the start-up banner. */
   readonly description: string;
   close(): Promise<void>;

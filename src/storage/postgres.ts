@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, type SelectQueryBuilder } from 'kysely';
+import { Kysely, PostgresDialect, type CompiledQuery, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
 
@@ -36,6 +36,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   return {
     db,
     dialect: postgresDialect,
+    readCommitted: async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
     description: `${safe.protocol}//${safe.username ? `${safe.username}@` : ''}${safe.host}${safe.pathname}${schema ? ` (schema ${schema})` : ''}`,
     close: () => db.destroy(),
   };

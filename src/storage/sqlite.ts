@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SelectQueryBuilder } from 'kysely';
+import { Kysely, SqliteDialect, type CompiledQuery, type SelectQueryBuilder, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
 
@@ -11,6 +11,35 @@ export const sqliteDialect: StorageDialect = {
   maxParameters: 32_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query; },
 };
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running a simple
+ * lookup. Reusing prepared statements by SQL text is safe here because the driver only calls
+ * all()/run() on them (never two iterations of one statement at once).
+ */
+function statementCache(connection: SqliteDatabase.Database) {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return (sql: string) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = connection.prepare(sql);
+      // Multi-row inserts produce many distinct texts: evict the oldest beyond the bound.
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+function withStatementCache(connection: SqliteDatabase.Database): KyselySqliteDatabase {
+  const prepare = statementCache(connection);
+  return {
+    close: () => { connection.close(); },
+    prepare: (sql: string) => prepare(sql) as unknown as ReturnType<KyselySqliteDatabase['prepare']>,
+  };
+}
 
 /** `sqlite:<path>` or `sqlite::memory:`. */
 export function openSqlite(url: string): StorageHandle {
@@ -22,11 +51,18 @@ export function openSqlite(url: string): StorageHandle {
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   connection.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  // An in-memory database cannot be opened twice: there, reads go through Kysely like the rest.
+  const reader = target === ':memory:' ? undefined : new SqliteDatabase(target, { readonly: true });
+  reader?.pragma('busy_timeout = 5000');
+  const prepareRead = reader && statementCache(reader);
   return {
     db,
     dialect: sqliteDialect,
     description: `sqlite:${target}`,
-    close: () => db.destroy(),
+    readCommitted: prepareRead
+      ? async <Row>(query: CompiledQuery<Row>) => prepareRead(query.sql).all(...query.parameters) as Row[]
+      : async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
+    close: async () => { await db.destroy(); reader?.close(); },
   };
 }

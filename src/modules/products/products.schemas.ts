@@ -3,7 +3,7 @@ import { PRODUCT_STATUSES, QUALITY_REASONS } from './quality-checks.js';
 
 // Item fields are documented here but checked per item by the service, so that one bad item fails
 // alone instead of rejecting the batch (CONTRACT §6). Hence Unknown() with a description.
-const field = (description: string) => Type.Unknown({ description });
+const field = (description: string) => Type.Optional(Type.Unknown({ description }));
 
 const documentedFields = {
   product_code: field('string (1-128 characters) or JSON number (stored as its decimal text); upsert key'),

@@ -14,6 +14,11 @@ export function looksLikeApiToken(token: string): boolean {
   return /^vt_[A-Za-z0-9_-]{43,}$/.test(token);
 }
 
+/** Constant-time comparison of two token hashes (hex of equal length). */
+export function hashesEqual(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
+}
+
 /** Constant-time comparison of two secrets of any length. */
 export function secretsEqual(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest();

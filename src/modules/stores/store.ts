@@ -18,6 +18,8 @@ export interface Store {
 }
 
 export function storeFromRow(row: Selectable<StoresTable>): Store {
+  // The profile is parsed on first use: most requests (reads) never need it.
+  let profile: MappingProfile | null | undefined;
   return {
     id: row.id,
     workspaceId: row.workspace_id,
@@ -28,7 +30,10 @@ export function storeFromRow(row: Selectable<StoresTable>): Store {
     defaultChannel: row.default_channel,
     taxonomy: row.taxonomy,
     linkedStoreId: row.linked_store_id,
-    mappingProfile: row.mapping_profile === null ? null : (JSON.parse(row.mapping_profile) as MappingProfile),
+    get mappingProfile() {
+      if (profile === undefined) profile = row.mapping_profile === null ? null : (JSON.parse(row.mapping_profile) as MappingProfile);
+      return profile;
+    },
     createdAt: row.created_at,
   };
 }

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { Executor } from '../../storage/database.js';
+import type { Executor, StorageHandle } from '../../storage/database.js';
+import { reusableQuery } from '../../storage/reusable-query.js';
 import type { StoresTable } from '../../storage/schema.js';
 
 export function findWorkspaceByName(db: Executor, name: string) {
@@ -47,6 +48,23 @@ export async function insertToken(db: Executor, row: { id: string; workspace_id:
 export function findActiveTokenByHash(db: Executor, tokenHash: string) {
   return db.selectFrom('api_tokens').select(['id', 'workspace_id', 'token_hash'])
     .where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+/**
+ * The per-request lookup: an active token and, in the same query, the named store when it belongs
+ * to the token's workspace (null otherwise, so foreign and unknown stores look the same).
+ */
+const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) => db.selectFrom('api_tokens as t')
+  .leftJoin('stores as s', (join) => join.on('s.id', '=', p.storeId).onRef('s.workspace_id', '=', 't.workspace_id'))
+  .select([
+    't.id as token_id', 't.workspace_id as token_workspace_id', 't.token_hash',
+    's.id', 's.workspace_id', 's.name', 's.website', 's.countries', 's.channels', 's.default_channel', 's.taxonomy',
+    's.linked_store_id', 's.mapping_profile', 's.change_seq', 's.created_at',
+  ])
+  .where('t.token_hash', '=', p.tokenHash).where('t.revoked_at', 'is', null));
+
+export async function findActiveTokenWithStore(storage: StorageHandle, tokenHash: string, storeId: string) {
+  return (await tokenWithStoreQuery(storage, { storeId, tokenHash }))[0];
 }
 
 export async function revokeToken(db: Executor, tokenId: string, at: string) {

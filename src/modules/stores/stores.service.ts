@@ -3,7 +3,7 @@ import type { StorageHandle } from '../../storage/database.js';
 import { InvalidInputError, NotFoundError, StoreNotFoundError } from '../../errors.js';
 import { isUniqueViolation } from '../../storage/sql-errors.js';
 import { defaultMappingProfile, parseMappingProfile, type MappingProfile } from '../products/mapping-profile.js';
-import { generateApiToken, hashApiToken, looksLikeApiToken, secretsEqual } from './api-tokens.js';
+import { generateApiToken, hashApiToken, hashesEqual, looksLikeApiToken } from './api-tokens.js';
 import * as repo from './stores.repository.js';
 import { storeFromRow, type Store, type StoreDetails } from './store.js';
 
@@ -146,8 +146,26 @@ export class StoresService {
     if (!looksLikeApiToken(token)) return undefined;
     const hash = hashApiToken(token);
     const row = await repo.findActiveTokenByHash(this.storage.db, hash);
-    if (!row || !secretsEqual(row.token_hash, hash)) return undefined;
+    if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
     return { workspaceId: row.workspace_id, tokenId: row.id };
+  }
+
+  /**
+   * Resolves a token and, in one lookup, the store the request names (when it is in the token's
+   * workspace). `store` is null for a foreign or unknown store, undefined when none was named.
+   */
+  async authenticateForStore(token: string, storeUuid: string | undefined): Promise<{ auth: AuthContext; store: Store | null | undefined } | undefined> {
+    if (storeUuid === undefined) {
+      const auth = await this.authenticate(token);
+      return auth && { auth, store: undefined };
+    }
+    if (!looksLikeApiToken(token)) return undefined;
+    const hash = hashApiToken(token);
+    const row = await repo.findActiveTokenWithStore(this.storage, hash, storeUuid);
+    if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
+    const auth = { workspaceId: row.token_workspace_id, tokenId: row.token_id };
+    if (row.id === null) return { auth, store: null };
+    return { auth, store: storeFromRow(row as Parameters<typeof storeFromRow>[0]) };
   }
 
   /** A store of the caller's workspace; any other id, foreign or unknown, is the same 404. */

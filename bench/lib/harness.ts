@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+export const SHARED = path.resolve('../shared');
+export const STYLES_CSV = path.join(SHARED, 'datasets/fashion-catalog/styles.csv');
+export const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface ServerProcess { port: number; child: ChildProcess; stop(): Promise<void> }
+
+/** Starts `dist/bench/servers/<name>.js` in its own process; it prints `READY <port>` when listening. */
+export function startServerProcess(name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const script = path.resolve(`dist/bench/servers/${name}.js`);
+  const child = spawn(process.execPath, [script], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const match = /READY (\d+)/.exec(buffer);
+      if (match) {
+        child.stdout!.removeAllListeners('data');
+        child.stdout!.resume();
+        resolve({
+          port: Number(match[1]), child,
+          stop: () => new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM'); }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
+  });
+}
+
+export interface LoadResult { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+
+/** autocannon against one URL; the server runs in another process. */
+export async function load(url: string, options: { headers?: Record<string, string>; connections?: number; seconds?: number; requests?: autocannon.Request[] } = {}): Promise<LoadResult> {
+  const result = await autocannon({
+    url, connections: options.connections ?? 50, duration: options.seconds ?? 10, headers: options.headers,
+    ...(options.requests ? { requests: options.requests } : {}),
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+/** A fresh database for one benchmark run: a SQLite file in a temp dir, or a PostgreSQL schema. */
+export async function freshDatabase(dialect: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-bench-'));
+    return { url: `sqlite:${path.join(dir, 'bench.db')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try { await client.query(statement); } finally { await client.end(); }
+  };
+  await run(`CREATE SCHEMA ${schema}`);
+  return { url: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, drop: () => run(`DROP SCHEMA ${schema} CASCADE`) };
+}
+
+export async function postgresAvailable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1500 });
+  try { await client.connect(); await client.end(); return true; } catch { return false; }
+}
+
+export interface CatalogRow { id: string; gender: string; masterCategory: string; subCategory: string; articleType: string; baseColour: string; season: string; year: string; usage: string; productDisplayName: string }
+
+/**
+ * Reads styles.csv as its README says to read every row: split on the first 9 commas, the rest of the
+ * line is productDisplayName (22 lines carry unquoted commas there).
+ */
+export function readStyles(): CatalogRow[] {
+  const lines = fs.readFileSync(STYLES_CSV, 'utf8').split('\n').filter((line) => line.length > 0);
+  const header = lines[0].split(',');
+  return lines.slice(1).map((line) => {
+    const parts: string[] = [];
+    let rest = line;
+    for (let i = 0; i < header.length - 1; i++) {
+      const comma = rest.indexOf(',');
+      parts.push(rest.slice(0, comma));
+      rest = rest.slice(comma + 1);
+    }
+    parts.push(rest);
+    return Object.fromEntries(header.map((name, i) => [name, parts[i]])) as unknown as CatalogRow;
+  });
+}
+
+/** The deterministic price the benchmarks add (styles.csv has none): 5.00 to 204.99 from the id. */
+export function deterministicPrice(id: string): string {
+  return (5 + ((Number(id) * 7919) % 20000) / 100).toFixed(2);
+}
+
+/** A catalog row as a Vitrine product (canonical fields of the default mapping profile). */
+export function toProduct(row: CatalogRow): Record<string, string> {
+  return {
+    product_code: row.id,
+    'Product Name': row.productDisplayName,
+    Department: row.gender,
+    Category: row.articleType,
+    'Sub Category': row.subCategory,
+    Colour: row.baseColour,
+    Season: row.season,
+    Usage: row.usage,
+    'Selling Price': deterministicPrice(row.id),
+    Currency: 'INR',
+    'Image URL 1': `https://images.example/${row.id}.jpg`,
+  };
+}
+
+export function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+export function machineLine(): string {
+  return `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}`;
+}
+
+/** Replaces (or appends) the section `## <title>` of BENCHMARKS.md. */
+export function recordSection(title: string, body: string) {
+  const file = path.resolve('BENCHMARKS.md');
+  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n\nProduced by `npm run bench` on the project\'s 2-core machine. Each section is rewritten by its benchmark.\n';
+  const section = `## ${title}\n\n${body.trim()}\n`;
+  const pattern = new RegExp(`## ${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[\\s\\S]*?(?=\\n## |$)`);
+  const next = pattern.test(current) ? current.replace(pattern, section) : `${current.trimEnd()}\n\n${section}`;
+  fs.writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
+}
+
+export function skipWithoutShared(name: string): boolean {
+  if (fs.existsSync(STYLES_CSV)) return false;
+  console.log(`${name}: SKIPPED, ${STYLES_CSV} not found (benchmarks read ../shared/datasets)`);
+  return true;
+}

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { POSTGRES_SKIP, POSTGRES_URL } from '../helpers/backends.js';
+
+const BIN = path.resolve('bin/vitrine.js');
+
+function runCli(databaseUrl: string, args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8', timeout: 30_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function cliSuite(dialect: 'sqlite' | 'postgres') {
+  describe(`vitrine CLI [${dialect}]`, { skip: dialect === 'postgres' ? POSTGRES_SKIP : false }, () => {
+    let databaseUrl = '';
+    let cleanup = async () => {};
+    before(async () => {
+      if (dialect === 'sqlite') {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-cli-'));
+        databaseUrl = `sqlite:${path.join(dir, 'cli.db')}`;
+        cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+      } else {
+        const schema = `cli_${randomBytes(5).toString('hex')}`;
+        const client = new pg.Client({ connectionString: POSTGRES_URL });
+        await client.connect();
+        await client.query(`CREATE SCHEMA ${schema}`);
+        await client.end();
+        databaseUrl = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+        cleanup = async () => {
+          const c = new pg.Client({ connectionString: POSTGRES_URL });
+          await c.connect();
+          await c.query(`DROP SCHEMA ${schema} CASCADE`);
+          await c.end();
+        };
+      }
+    });
+    after(() => cleanup());
+    const cli = (...args: string[]) => runCli(databaseUrl, args);
+    const storeCount = () => JSON.parse(cli('store', 'list', '--json').stdout).stores.length as number;
+
+    it('migrate exits 0 and is idempotent', () => {
+      assert.equal(cli('migrate').status, 0);
+      const again = cli('migrate', '--json');
+      assert.equal(again.status, 0);
+      assert.deepEqual(JSON.parse(again.stdout), { migrated: true, applied: [] });
+    });
+
+    it('store create --json prints exactly one JSON object', () => {
+      const r = cli('store', 'create', '--workspace-name', 'Acme', '--name', 'Acme FR', '--channel', 'web', '--channel', 'app', '--country', 'FR', '--country', 'DE', '--website', 'https://acme.example', '--json');
+      assert.equal(r.status, 0, r.stderr);
+      const created = JSON.parse(r.stdout);
+      assert.deepEqual(Object.keys(created).sort(), ['api_token', 'store_uuid', 'workspace_id']);
+      assert.match(created.api_token, /^vt_/);
+      const list = JSON.parse(cli('store', 'list', '--json').stdout).stores;
+      const listed = list.find((s: { store_uuid: string }) => s.store_uuid === created.store_uuid);
+      assert.deepEqual(listed.channels, { web: 0, app: 0 });
+      assert.equal(listed.default_channel, 'web');
+      assert.deepEqual(listed.country, ['FR', 'DE']);
+      // same workspace name: same workspace, new token
+      const second = JSON.parse(cli('store', 'create', '--workspace-name', 'Acme', '--name', 'Acme DE', '--json').stdout);
+      assert.equal(second.workspace_id, created.workspace_id);
+      assert.notEqual(second.api_token, created.api_token);
+    });
+
+    it('fails with one line on stderr, a non-zero exit and nothing created on bad arguments', () => {
+      const before = storeCount();
+      for (const args of [
+        ['store', 'create', '--workspace-name', 'X', '--json'],
+        ['store', 'create', '--name', 'X'],
+        ['store', 'create', '--workspace-name', 'X', '--name', 'S', '--website', 'not a url'],
+        ['store', 'create', '--workspace-name', 'X', '--name', 'S', '--country', 'France'],
+        ['store', 'create', '--workspace-name', 'X', '--name', 'S', '--linked-store', 'nope'],
+        ['serve', '--port', 'abc'],
+        ['token', 'create'],
+        ['token', 'create', '--workspace', 'nope'],
+        ['token', 'revoke', 'nope'],
+        ['bogus'],
+      ]) {
+        const r = cli(...args);
+        assert.notEqual(r.status, 0, args.join(' '));
+        assert.equal(r.stdout, '', args.join(' '));
+        assert.equal(r.stderr.trim().split('\n').length, 1, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, /^vitrine: /);
+      }
+      assert.equal(storeCount(), before);
+    });
+
+    it('creates and revokes tokens', () => {
+      const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Tok', '--name', 'T', '--json').stdout);
+      const token = cli('token', 'create', '--workspace', created.workspace_id, '--json');
+      assert.equal(token.status, 0, token.stderr);
+      const { token_id, api_token } = JSON.parse(token.stdout);
+      assert.match(api_token, /^vt_/);
+      assert.equal(cli('token', 'revoke', token_id).status, 0);
+      const twice = cli('token', 'revoke', token_id, '--json');
+      assert.equal(twice.status, 0);
+    });
+
+    it('sets a mapping profile from a file and refuses a broken one', () => {
+      const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Map', '--name', 'M', '--json').stdout);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-map-'));
+      const good = path.join(dir, 'mapping.json');
+      fs.writeFileSync(good, JSON.stringify({ fields: { id: 'product_code', productDisplayName: 'Product Name' }, required: ['Category'] }));
+      const r = cli('mapping', 'set', '--store', created.store_uuid, '--file', good, '--json');
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).mapping.fields.id, 'product_code');
+      const bad = path.join(dir, 'bad.json');
+      fs.writeFileSync(bad, '{"fields": ');
+      const broken = cli('mapping', 'set', '--store', created.store_uuid, '--file', bad);
+      assert.notEqual(broken.status, 0);
+      assert.match(broken.stderr, /^vitrine: cannot read mapping file/);
+      assert.notEqual(cli('mapping', 'set', '--store', 'nope', '--file', good).status, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+  });
+}
+
+cliSuite('sqlite');
+cliSuite('postgres');
