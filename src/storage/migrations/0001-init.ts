@@ -47,7 +47,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('products_pk', ['store_id', 'product_code'])
     .execute();
-  await db.schema.createIndex('products_status_idx').on('products').columns(['store_id', 'status', 'product_code']).execute();
+  // Covering indexes for the status listing (with and without a status filter): no table lookups per row.
+  await db.schema.createIndex('products_status_idx').on('products').columns(['store_id', 'status', 'product_code', 'category']).execute();
+  await db.schema.createIndex('products_listing_idx').on('products').columns(['store_id', 'product_code', 'status', 'category']).execute();
   await db.schema.createIndex('products_parent_idx').on('products').columns(['store_id', 'parent_code']).execute();
 
   await db.schema.createTable('product_problems')
