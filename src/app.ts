@@ -13,6 +13,7 @@ import { errorEnvelope } from './http/envelope.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
+import { assetsRoutes } from './modules/assets/assets.routes.js';
 
 const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
 
@@ -85,6 +86,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     await registerTenantAuth(v1, { stores: container.stores, rateLimitPerMinute: config.rateLimitPerMinute, redis: container.redis });
     await v1.register(storesRoutes, { stores: container.stores });
     await v1.register(productsRoutes, { products: container.products, queries: container.productQueries });
+    await v1.register(assetsRoutes, { assets: container.assets });
   }, { prefix: '/v1' });
 
   if (config.adminToken) {

@@ -5,6 +5,7 @@ import { StoresService } from './modules/stores/stores.service.js';
 import { ProductsService } from './modules/products/products.service.js';
 import { ChangeFeed } from './changes/change-feed.js';
 import { ProductQueries } from './modules/products/product-queries.js';
+import { AssetsService } from './modules/assets/assets.service.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -15,6 +16,7 @@ export interface Container {
   stores: StoresService;
   products: ProductsService;
   productQueries: ProductQueries;
+  assets: AssetsService;
   close(): Promise<void>;
 }
 
@@ -36,8 +38,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const stores = new StoresService(storage);
   const products = new ProductsService(storage, changes);
   const productQueries = new ProductQueries(storage, changes);
+  const assets = new AssetsService(storage, changes, stores, config.assetFormats);
+  stores.setChannelUsage((storeId) => assets.channelUsage(storeId));
   return {
-    config, storage, redis, changes, stores, products, productQueries,
+    config, storage, redis, changes, stores, products, productQueries, assets,
     async close() {
       redis?.disconnect();
       await storage.close();

@@ -15,7 +15,7 @@ export class InvalidInputError extends AppError { readonly code = 'invalid_input
 /** Input that is malformed or missing (a required parameter, unparsable JSON). */
 export class InvalidRequestError extends AppError { readonly code = 'invalid_request'; }
 export class UnauthorizedError extends AppError { readonly code = 'unauthorized'; }
-export class NotFoundError extends AppError { readonly code = 'not_found'; }
+export class NotFoundError extends AppError { readonly code: string = 'not_found'; }
 export class ConflictError extends AppError { readonly code = 'conflict'; }
 export class PayloadTooLargeError extends AppError { readonly code = 'payload_too_large'; }
 export class RateLimitedError extends AppError {
@@ -26,5 +26,6 @@ export class RateLimitedError extends AppError {
 export class DependencyUnavailableError extends AppError { readonly code = 'dependency_unavailable'; }
 
 export class StoreNotFoundError extends NotFoundError {
+  override readonly code = 'store_not_found';
   constructor() { super('store not found', 'store_uuid'); }
 }

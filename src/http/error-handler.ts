@@ -49,7 +49,8 @@ function classifyValidation(error: FastifyError): Classified {
 function classify(error: FastifyError | Error): Classified {
   if (error instanceof AppError) {
     const status = STATUS_BY_ERROR.find(([type]) => error instanceof type)?.[1] ?? 500;
-    return { status, message: status === 401 ? UNAUTHORIZED_MESSAGE : error.message, reason: REASON_BY_STATUS[status] };
+    const reason = error.code === 'store_not_found' ? 'store_not_found' : REASON_BY_STATUS[status];
+    return { status, message: status === 401 ? UNAUTHORIZED_MESSAGE : error.message, reason };
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return classifyValidation(fastifyError);

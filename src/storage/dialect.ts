@@ -26,6 +26,8 @@ export interface StorageHandle {
    * per-request lookups use it. Elsewhere it is an ordinary query.
    */
   readCommitted<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
+  /** PostgreSQL: the schema the tables live in (migrations check their own tables there). */
+  readonly schema?: string;
   /** Describes the target without credentials, for logs and the start-up banner. */
   readonly description: string;
   close(): Promise<void>;

@@ -20,6 +20,8 @@ export interface PostgresOptions {
 }
 
 export function openPostgres(url: string, options: PostgresOptions = {}): StorageHandle {
+  // The schema: given, or the first search_path entry of the URL's `options` (`-c search_path=x`), else public.
+  const fromUrl = /search_path=([A-Za-z0-9_]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   const pool = new pg.Pool({
@@ -36,6 +38,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   return {
     db,
     dialect: postgresDialect,
+    schema: schema ?? fromUrl ?? 'public',
     readCommitted: async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
     description: `${safe.protocol}//${safe.username ? `${safe.username}@` : ''}${safe.host}${safe.pathname}${schema ? ` (schema ${schema})` : ''}`,
     close: () => db.destroy(),

@@ -58,6 +58,20 @@ export interface ChangeLogTable {
   created_at: string;
 }
 
+export interface AssetsTable { store_id: string; asset_id: string; url: string; created_at: string }
+
+export interface AssetLinksTable {
+  store_id: string;
+  parent_code: string;
+  channel: string;
+  asset_type: string;
+  asset_id: string;
+  rank: number;
+  label: string;
+  numbered: number;
+  created_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   stores: StoresTable;
@@ -66,4 +80,6 @@ export interface Database {
   product_problems: ProductProblemsTable;
   sku_rejections: SkuRejectionsTable;
   change_log: ChangeLogTable;
+  assets: AssetsTable;
+  asset_links: AssetLinksTable;
 }

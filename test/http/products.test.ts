@@ -293,3 +293,12 @@ describeEachDialect('product change feed', (ctx) => {
     assert.deepEqual(seqs, Array.from({ length: 60 }, (_, i) => i + 1));
   });
 });
+
+describeEachDialect('GET /v1/products', (ctx) => {
+  it('answers an empty product_code filter with an empty list', async () => {
+    const t = ctx();
+    const res = await t.request({ method: 'GET', url: `/v1/products?store_uuid=${t.store.store_uuid}&product_code=` });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(json(res).data.products, []);
+  });
+});

@@ -54,6 +54,7 @@ export class ProductQueries {
 
   /** Full products with every attribute, their status and quality problems. */
   async listProducts(store: Store, page: StatusPage & { codes?: string[] }) {
+    if (page.codes?.length === 0) return { store_uuid: store.id, total: 0, products: [] };
     const [total, rows] = await Promise.all([
       page.codes ? Promise.resolve(undefined) : this.#total(store.id, page.status),
       repo.listProducts(this.storage.db, store.id, page),
