@@ -4,6 +4,7 @@ import { openDatabase, type StorageHandle } from './storage/database.js';
 import { StoresService } from './modules/stores/stores.service.js';
 import { ProductsService } from './modules/products/products.service.js';
 import { ChangeFeed } from './changes/change-feed.js';
+import { SeqCache } from './changes/seq-cache.js';
 import { ProductQueries } from './modules/products/product-queries.js';
 import { AssetsService } from './modules/assets/assets.service.js';
 
@@ -37,8 +38,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const changes = new ChangeFeed(storage);
   const stores = new StoresService(storage);
   const products = new ProductsService(storage, changes);
-  const productQueries = new ProductQueries(storage, changes);
-  const assets = new AssetsService(storage, changes, stores, config.assetFormats);
+  const counts = new SeqCache(storage, changes);
+  const productQueries = new ProductQueries(storage, counts);
+  const assets = new AssetsService(storage, changes, counts, stores, config.assetFormats);
   stores.setChannelUsage((storeId) => assets.channelUsage(storeId));
   return {
     config, storage, redis, changes, stores, products, productQueries, assets,

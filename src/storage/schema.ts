@@ -65,8 +65,9 @@ export interface AssetLinksTable {
   parent_code: string;
   channel: string;
   asset_type: string;
-  asset_id: string;
   rank: number;
+  asset_id: string;
+  url: string;
   label: string;
   numbered: number;
   created_at: string;

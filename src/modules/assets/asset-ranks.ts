@@ -3,7 +3,7 @@
  * and asset_type): numbered names address ranks, unnumbered names follow in the given order, ranks
  * stay contiguous 1..n.
  */
-export interface GroupLink { assetId: string; label: string; numbered: boolean }
+export interface GroupLink { assetId: string; url: string; label: string; numbered: boolean }
 
 export interface AssetName { label: string; number?: number }
 
@@ -19,7 +19,7 @@ export function listedName(link: { label: string; numbered: boolean }, rank: num
   return link.numbered ? `${link.label} ${rank}` : link.label;
 }
 
-export interface Placement { name: AssetName; assetId: string }
+export interface Placement { name: AssetName; assetId: string; url: string }
 
 /**
  * Applies placements to a group in order (numbered ones first by number, then unnumbered in the
@@ -37,8 +37,8 @@ export function placeLinks(current: GroupLink[], placements: Placement[]): { lin
       return a.index - b.index;
     });
   for (const { placement, index } of order) {
-    const { name, assetId } = placement;
-    const link: GroupLink = { assetId, label: name.label, numbered: name.number !== undefined };
+    const { name, assetId, url } = placement;
+    const link: GroupLink = { assetId, url, label: name.label, numbered: name.number !== undefined };
     const existingAt = links.findIndex((l) => l.assetId === assetId);
     const replaceAt = (at: number) => {
       links[at] = link;

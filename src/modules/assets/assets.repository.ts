@@ -32,10 +32,10 @@ export async function deleteAsset(db: Executor, storeId: string, assetId: string
 }
 
 export async function groupLinks(db: Executor, key: GroupKey): Promise<GroupLink[]> {
-  const rows = await db.selectFrom('asset_links').select(['asset_id', 'label', 'numbered'])
+  const rows = await db.selectFrom('asset_links').select(['asset_id', 'url', 'label', 'numbered'])
     .where('store_id', '=', key.storeId).where('channel', '=', key.channel).where('asset_type', '=', key.assetType).where('parent_code', '=', key.parentCode)
     .orderBy('rank').execute();
-  return rows.map((row) => ({ assetId: row.asset_id, label: row.label, numbered: Boolean(row.numbered) }));
+  return rows.map((row) => ({ assetId: row.asset_id, url: row.url, label: row.label, numbered: Boolean(row.numbered) }));
 }
 
 /** Rewrites a group's links with ranks 1..n (groups are small: a product's media on one channel). */
@@ -46,7 +46,7 @@ export async function writeGroup(db: Executor, key: GroupKey, links: GroupLink[]
   if (links.length === 0) return;
   await db.insertInto('asset_links').values(links.map((link, i) => ({
     store_id: key.storeId, parent_code: key.parentCode, channel: key.channel, asset_type: key.assetType,
-    asset_id: link.assetId, rank: i + 1, label: link.label, numbered: link.numbered ? 1 : 0, created_at: now,
+    asset_id: link.assetId, url: link.url, rank: i + 1, label: link.label, numbered: link.numbered ? 1 : 0, created_at: now,
   }))).execute();
 }
 
@@ -71,10 +71,10 @@ export async function pageOfGroups(db: Executor, storeId: string, channel: strin
   if (page.parentCode !== undefined) query = query.where('parent_code', '=', page.parentCode);
   const parents = (await query.orderBy('parent_code').limit(page.limit).offset(page.offset).execute()).map((row) => row.parent_code);
   if (parents.length === 0) return [];
-  return db.selectFrom('asset_links as l').innerJoin('assets as a', (join) => join.onRef('a.store_id', '=', 'l.store_id').onRef('a.asset_id', '=', 'l.asset_id'))
-    .select(['l.parent_code', 'l.rank', 'l.label', 'l.numbered', 'l.asset_id', 'a.url'])
-    .where('l.store_id', '=', storeId).where('l.channel', '=', channel).where('l.asset_type', '=', assetType).where('l.parent_code', 'in', parents)
-    .orderBy('l.parent_code').orderBy('l.rank').execute();
+  return db.selectFrom('asset_links').select(['parent_code', 'rank', 'label', 'numbered', 'asset_id', 'url'])
+    .where('store_id', '=', storeId).where('channel', '=', channel).where('asset_type', '=', assetType)
+    .where('parent_code', '>=', parents[0]).where('parent_code', '<=', parents[parents.length - 1])
+    .orderBy('parent_code').orderBy('rank').execute();
 }
 
 export function channelUsage(db: Executor, storeId: string) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import type { ChangeFeed } from '../../changes/change-feed.js';
+import type { SeqCache } from '../../changes/seq-cache.js';
 import { InvalidRequestError, NotFoundError } from '../../errors.js';
 import type { Store } from '../stores/store.js';
 import type { StoresService } from '../stores/stores.service.js';
@@ -39,7 +40,13 @@ const describe = (value: unknown) => (value === undefined ? 'missing' : JSON.str
 export class AssetsService {
   readonly #formats: Map<string, string>;
 
-  constructor(private readonly storage: StorageHandle, private readonly changes: ChangeFeed, private readonly stores: StoresService, formats: readonly string[]) {
+  constructor(
+    private readonly storage: StorageHandle,
+    private readonly changes: ChangeFeed,
+    private readonly counts: SeqCache,
+    private readonly stores: StoresService,
+    formats: readonly string[],
+  ) {
     // Accepted case-insensitively, reported in the configured spelling ("3d" -> "3D").
     this.#formats = new Map(formats.map((f) => [f.toLowerCase(), f]));
   }
@@ -124,7 +131,7 @@ export class AssetsService {
         const key = group[0].key;
         let links = await repo.groupLinks(trx, key);
         for (const p of group) {
-          const placements: Placement[] = p.links.map((l) => ({ name: parseAssetName(l.name), assetId: idByUrl.get(l.url)! }));
+          const placements: Placement[] = p.links.map((l) => ({ name: parseAssetName(l.name), assetId: idByUrl.get(l.url)!, url: l.url }));
           const placed = placeLinks(links, placements);
           links = placed.links;
           for (const outcome of placed.outcomes) if (outcome === 'created') created++; else updated++;
@@ -142,7 +149,9 @@ export class AssetsService {
     const assetType = query.asset_format === undefined ? 'image' : this.normaliseFormat(query.asset_format);
     if (assetType === undefined) throw new InvalidRequestError(`query parameter 'asset_format' must be one of ${this.formats.join(', ')}`, 'asset_format');
     const [total, rows] = await Promise.all([
-      repo.countGroups(this.storage.db, store.id, channel, assetType, query.parent_code),
+      query.parent_code !== undefined
+        ? repo.countGroups(this.storage.db, store.id, channel, assetType, query.parent_code)
+        : this.counts.get(store.id, `asset-groups:${channel}:${assetType}`, () => repo.countGroups(this.storage.db, store.id, channel, assetType)),
       repo.pageOfGroups(this.storage.db, store.id, channel, assetType, { parentCode: query.parent_code, offset: query.offset, limit: query.limit }),
     ]);
     const assets: Record<string, { channel: string; asset_type: string; store_uuid: string; assets: Array<Record<string, string | number>> }> = {};

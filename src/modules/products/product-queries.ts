@@ -1,5 +1,5 @@
 import type { StorageHandle } from '../../storage/database.js';
-import type { ChangeFeed } from '../../changes/change-feed.js';
+import type { SeqCache } from '../../changes/seq-cache.js';
 import type { Store } from '../stores/store.js';
 import { MISSING_SKU } from './quality-checks.js';
 import * as repo from './products.repository.js';
@@ -11,21 +11,10 @@ export interface StatusPage { status?: string; offset: number; limit: number }
 
 /** Reads of the catalog: the status listing, failure counts and full products. */
 export class ProductQueries {
-  // Totals keyed by store and status, valid while the store's change sequence has not moved:
-  // every product write bumps it, so a cached total is never stale, on any process.
-  readonly #totals = new Map<string, { seq: number; total: number }>();
+  constructor(private readonly storage: StorageHandle, private readonly counts: SeqCache) {}
 
-  constructor(private readonly storage: StorageHandle, private readonly changes: ChangeFeed) {}
-
-  async #total(storeId: string, status?: string): Promise<number> {
-    const key = `${storeId}\u0000${status ?? ''}`;
-    const seq = await this.changes.latest(this.storage.db, storeId);
-    const cached = this.#totals.get(key);
-    if (cached && cached.seq === seq) return cached.total;
-    const total = await repo.countProducts(this.storage.db, storeId, status);
-    if (this.#totals.size > 10_000) this.#totals.clear();
-    this.#totals.set(key, { seq, total });
-    return total;
+  #total(storeId: string, status?: string): Promise<number> {
+    return this.counts.get(storeId, `products:${status ?? ''}`, () => repo.countProducts(this.storage.db, storeId, status));
   }
 
   async statusListing(store: Store, page: StatusPage) {

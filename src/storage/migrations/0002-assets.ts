@@ -16,13 +16,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('parent_code', 'text', (c) => c.notNull())
     .addColumn('channel', 'text', (c) => c.notNull())
     .addColumn('asset_type', 'text', (c) => c.notNull())
-    .addColumn('asset_id', 'text', (c) => c.notNull())
     .addColumn('rank', 'integer', (c) => c.notNull())
+    .addColumn('asset_id', 'text', (c) => c.notNull())
+    // An asset's URL never changes (assets are identified by it): kept here too, so listing needs no join.
+    .addColumn('url', 'text', (c) => c.notNull())
     // Numbered names ("Image URL 3") are listed as label + rank; other names as the label alone.
     .addColumn('label', 'text', (c) => c.notNull())
     .addColumn('numbered', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('asset_links_pk', ['store_id', 'channel', 'asset_type', 'parent_code', 'asset_id'])
+    // Listing order: a page of groups is one range of this key, already sorted by rank.
+    .addPrimaryKeyConstraint('asset_links_pk', ['store_id', 'channel', 'asset_type', 'parent_code', 'rank'])
     .execute();
   await db.schema.createIndex('asset_links_asset_idx').on('asset_links').columns(['store_id', 'asset_id']).execute();
 }

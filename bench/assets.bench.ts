@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { createContainer } from '../src/container.js';
+import { migrateToLatest } from '../src/storage/migrate.js';
+import { sql } from 'kysely';
+import { fmt, freshDatabase, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, toProduct } from './lib/harness.js';
+
+// Assets: link 6 images to each catalog product through POST /v1/assets, then GET /v1/assets?limit=50.
+if (skipWithoutShared('assets.bench')) process.exit(0);
+
+const products = readStyles().map(toProduct);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const ITEMS_PER_REQUEST = 100;
+
+async function runEngine(engine: 'sqlite' | 'postgres') {
+  const db = await freshDatabase(engine);
+  const setup = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
+  await migrateToLatest(setup.storage);
+  const created = await setup.stores.createStore({ workspaceName: 'Bench', name: 'Bench Store', channels: ['web', 'app'] });
+  const store = await setup.stores.getStore(created.store_uuid);
+  for (let i = 0; i < products.length; i += 100) await setup.products.upsertProducts(store, products.slice(i, i + 100));
+  await setup.close();
+
+  const server = await startServerProcess('vitrine', { DATABASE_URL: db.url, VITRINE_RATE_LIMIT: '100000000' });
+  const base = `http://127.0.0.1:${server.port}`;
+  const headers = { authorization: `Bearer ${created.api_token}`, 'content-type': 'application/json' };
+  try {
+    const bodies: string[] = [];
+    for (let i = 0; i < products.length; i += ITEMS_PER_REQUEST) {
+      bodies.push(JSON.stringify(products.slice(i, i + ITEMS_PER_REQUEST).map((p) => ({
+        parent_code: p.product_code,
+        assets: Object.fromEntries(Array.from({ length: 6 }, (_, k) => [`Image URL ${k + 1}`, `https://images.example/${p.product_code}/${k + 1}.jpg`])),
+      }))));
+    }
+    let next = 0;
+    let links = 0;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (next < bodies.length) {
+        const res = await fetch(`${base}/v1/assets?store_uuid=${created.store_uuid}`, { method: 'POST', headers, body: bodies[next++] });
+        const body = await res.json() as { data: { created: number; failed: number } };
+        if (res.status !== 200 || body.data.failed > 0) throw new Error(`linking failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+        links += body.data.created;
+      }
+    }));
+    const linkSeconds = (performance.now() - started) / 1000;
+    // What an operator does after a bulk load on PostgreSQL: give the planner statistics (SQLite: a no-op here).
+    if (engine === 'postgres') {
+      const analyze = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
+      await sql`analyze`.execute(analyze.storage.db);
+      await analyze.close();
+    }
+
+    const url = `${base}/v1/assets?store_uuid=${created.store_uuid}&limit=50`;
+    const sample = await (await fetch(url, { headers })).text();
+    const bodyFile = path.join(os.tmpdir(), `vitrine-assets-body-${process.pid}.json`);
+    fs.writeFileSync(bodyFile, sample);
+    await load(url, { seconds: 2, headers });
+    const http = await load(url, { seconds, headers });
+    if (http.non2xx || http.errors) throw new Error(`asset list answered ${http.non2xx} non-2xx, ${http.errors} errors`);
+    await server.stop();
+    const bare = await startServerProcess('bare', { BARE_BODY_FILE: bodyFile });
+    await load(`http://127.0.0.1:${bare.port}/`, { seconds: 2 });
+    const bareResult = await load(`http://127.0.0.1:${bare.port}/`, { seconds });
+    await bare.stop();
+    fs.rmSync(bodyFile, { force: true });
+    return { engine, links, linksPerSecond: links / linkSeconds, linkSeconds, http, bare: bareResult.rps, bytes: sample.length };
+  } finally {
+    if (server.child.exitCode === null) await server.stop();
+    await db.drop();
+  }
+}
+
+const results = [await runEngine('sqlite')];
+if (await postgresAvailable()) results.push(await runEngine('postgres'));
+else console.log('assets.bench: PostgreSQL not reachable, its half SKIPPED');
+
+const table = [
+  `${fmt(products.length)} catalog products, 6 image links each (\`Image URL 1\`…\`6\`), ${ITEMS_PER_REQUEST} products (${ITEMS_PER_REQUEST * 6} links) per POST /v1/assets, 4 concurrent clients.`,
+  '',
+  '| engine | links/s | links | time s | `GET /v1/assets?limit=50` req/s (50 conn.) | p50 ms | p99 ms | body bytes | bare route, same body, req/s | HTTP / bare |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...results.map((r) => `| ${r.engine} | **${fmt(r.linksPerSecond)}** | ${fmt(r.links)} | ${fmt(r.linkSeconds, 1)} | **${fmt(r.http.rps)}** | ${r.http.p50} | ${r.http.p99} | ${fmt(r.bytes)} | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`),
+  '',
+  `Target: ≥ 10,000 links/s on SQLite. PostgreSQL: \`ANALYZE\` after the bulk load, before listing. ${seconds} s per measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,
+].join('\n');
+console.log(table);
+recordSection('Assets: linking and listing (44k catalog × 6 images)', table);

@@ -1,0 +1,28 @@
+import type { StorageHandle } from '../storage/database.js';
+import type { ChangeFeed } from './change-feed.js';
+
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Caches per-store aggregates (totals, group counts) for as long as the store's change sequence has
+ * not moved. Every catalog write bumps the sequence in its transaction, so a cached value is never
+ * stale, on this process or another sharing the database: it costs one primary-key read instead of
+ * a scan.
+ */
+export class SeqCache {
+  readonly #entries = new Map<string, { seq: number; value: number }>();
+
+  constructor(private readonly storage: StorageHandle, private readonly changes: ChangeFeed) {}
+
+  async get(storeId: string, key: string, compute: () => Promise<number>): Promise<number> {
+    const id = `${storeId}\u0000${key}`;
+    // Read the sequence before computing: a value is never newer-labelled than what it counted.
+    const seq = await this.changes.latest(this.storage.db, storeId);
+    const cached = this.#entries.get(id);
+    if (cached && cached.seq === seq) return cached.value;
+    const value = await compute();
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    this.#entries.set(id, { seq, value });
+    return value;
+  }
+}
