@@ -14,6 +14,7 @@ import { storesRoutes } from './modules/stores/stores.routes.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
+import { searchRoutes } from './modules/search/search.routes.js';
 
 const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
 
@@ -87,13 +88,14 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     await v1.register(storesRoutes, { stores: container.stores });
     await v1.register(productsRoutes, { products: container.products, queries: container.productQueries });
     await v1.register(assetsRoutes, { assets: container.assets });
+    await v1.register(searchRoutes, { search: container.search });
   }, { prefix: '/v1' });
 
   if (config.adminToken) {
     const adminToken = config.adminToken;
     await app.register(async (admin) => {
       registerAdminAuth(admin, adminToken);
-      await admin.register(adminRoutes, { stores: container.stores });
+      await admin.register(adminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer });
     }, { prefix: '/admin/v1' });
   }
 

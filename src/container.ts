@@ -7,6 +7,9 @@ import { ChangeFeed } from './changes/change-feed.js';
 import { SeqCache } from './changes/seq-cache.js';
 import { ProductQueries } from './modules/products/product-queries.js';
 import { AssetsService } from './modules/assets/assets.service.js';
+import { createTextIndex } from './search/text-index.js';
+import { SearchIndexer } from './modules/search/search-indexer.js';
+import { SearchService } from './modules/search/search.service.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -18,6 +21,8 @@ export interface Container {
   products: ProductsService;
   productQueries: ProductQueries;
   assets: AssetsService;
+  searchIndexer: SearchIndexer;
+  search: SearchService;
   close(): Promise<void>;
 }
 
@@ -42,9 +47,13 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const productQueries = new ProductQueries(storage, counts);
   const assets = new AssetsService(storage, changes, counts, stores, config.assetFormats);
   stores.setChannelUsage((storeId) => assets.channelUsage(storeId));
+  const textIndex = createTextIndex(storage);
+  const searchIndexer = new SearchIndexer(storage, changes, textIndex);
+  const search = new SearchService(storage, textIndex, searchIndexer);
   return {
-    config, storage, redis, changes, stores, products, productQueries, assets,
+    config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search,
     async close() {
+      await searchIndexer.stop();
       redis?.disconnect();
       await storage.close();
     },

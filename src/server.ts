@@ -20,6 +20,8 @@ export async function startServer(config: Config, print: (line: string) => void 
   print(`Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`);
   print(`Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`);
   await app.listen({ port: config.port, host: config.host });
+  // The text index follows the change log in the background (queries also catch up inline).
+  container.searchIndexer.start(200, (err) => app.log.error({ err }, 'search indexing failed'));
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');

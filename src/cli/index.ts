@@ -105,6 +105,28 @@ mapping.command('set').description('replace a store\'s mapping profile with a JS
     printResult(!!options.json, { store_uuid: options.store, mapping: profile }, `mapping profile of store ${options.store} replaced (${Object.keys(profile.fields).length} fields, ${profile.required.length} required)`);
   });
 
+program.command('reindex').description('rebuild a store\'s text search index from its products')
+  .requiredOption('--store <uuid>', 'store uuid')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { store: string; json?: boolean }) => {
+    const result = await withContainer(async (c) => { await c.stores.getStore(options.store); return c.searchIndexer.rebuild(options.store); });
+    printResult(!!options.json, { store_uuid: options.store, ...result }, `indexed ${result.indexed} products in ${result.seconds.toFixed(2)} s`);
+  });
+
+const synonyms = program.command('synonyms').description('search synonyms');
+synonyms.command('set').description('replace a store\'s synonyms with a JSON file {"synonyms": [["tee", "t-shirt"], …]}')
+  .requiredOption('--store <uuid>', 'store uuid')
+  .requiredOption('--file <path>', 'synonyms file')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { store: string; file: string; json?: boolean }) => {
+    let parsed: unknown;
+    try { parsed = JSON.parse(fs.readFileSync(options.file, 'utf8')); } catch (error) {
+      fail(`cannot read synonyms file ${options.file}: ${(error as Error).message}`);
+    }
+    const result = await withContainer((c) => c.stores.setSynonyms(options.store, parsed));
+    printResult(!!options.json, { store_uuid: options.store, ...result }, `synonyms of store ${options.store} replaced (${result.synonyms.length} groups)`);
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

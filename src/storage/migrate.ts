@@ -2,17 +2,21 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { StorageHandle } from './dialect.js';
 import * as init from './migrations/0001-init.js';
 import * as assets from './migrations/0002-assets.js';
+import { searchMigration } from './migrations/0003-search.js';
+import type { DialectName } from './dialect.js';
 
-/** One ordered list of migrations that runs on both engines. */
-const MIGRATIONS: Record<string, Migration> = {
-  '0001-init': init,
-  '0002-assets': assets,
-};
-
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+/** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
+function migrationsFor(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001-init': init,
+    '0002-assets': assets,
+    '0003-search': searchMigration(dialect),
+  };
+}
 
 /** Brings the schema up to date; safe to run from several processes (Kysely takes a lock). */
 export async function migrateToLatest(storage: StorageHandle): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage.dialect.name) };
   const migrator = new Migrator({ db: storage.db, provider, ...(storage.schema ? { migrationTableSchema: storage.schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

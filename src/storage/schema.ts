@@ -18,6 +18,8 @@ export interface StoresTable {
   /** Last sequence number handed out by the store's change log (see changes/change-feed.ts). */
   change_seq: Generated<number>;
   created_at: string;
+  /** Synonym groups for text search, JSON array of arrays of terms. */
+  synonyms: string | null;
 }
 
 export interface ApiTokensTable {
@@ -73,6 +75,18 @@ export interface AssetLinksTable {
   created_at: string;
 }
 
+export interface SearchDocsTable {
+  /** SQLite only: the rowid shared with the FTS5 table. */
+  id: Generated<number>;
+  store_id: string;
+  product_code: string;
+  title: string;
+  title_terms: string;
+}
+
+export interface SearchStateTable { store_id: string; indexed_seq: number }
+export interface SearchVocabTable { store_id: string; term: string; df: number; seq: number }
+
 export interface Database {
   workspaces: WorkspacesTable;
   stores: StoresTable;
@@ -83,4 +97,7 @@ export interface Database {
   change_log: ChangeLogTable;
   assets: AssetsTable;
   asset_links: AssetLinksTable;
+  search_docs: SearchDocsTable;
+  search_state: SearchStateTable;
+  search_vocab: SearchVocabTable;
 }

@@ -4,6 +4,8 @@ import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { StoresService } from '../stores/stores.service.js';
+import type { SearchIndexer } from '../search/search-indexer.js';
+import { SynonymsBody } from '../search/search.schemas.js';
 import {
   CreatedStoreSchema, CreatedTokenSchema, CreateStoreBody, CreateTokenBody, CreateWorkspaceBody, MappingProfileSchema,
   RevokedTokenSchema, StoreListItemSchema, StoreUuidParams, TokenIdParams, WorkspaceSchema,
@@ -13,7 +15,7 @@ import type { Static } from '@sinclair/typebox';
 const tags = ['admin'];
 
 /** The operator API (CONTRACT §2): the same operations as the CLI, guarded by VITRINE_ADMIN_TOKEN. */
-export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService }> = async (app, { stores }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; searchIndexer: SearchIndexer }> = async (app, { stores, searchIndexer }) => {
   app.get('/workspaces', { schema: { tags, summary: 'List workspaces', response: { 200: Envelope(Type.Array(WorkspaceSchema)), ...standardErrors() } } },
     async (request) => ok(request, await stores.listWorkspaces()));
 
@@ -56,4 +58,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService }> =
 
   app.delete('/stores/:store_uuid/mapping', { schema: { tags, summary: 'Remove a store\'s mapping profile (product writes then answer 404)', params: StoreUuidParams, response: { 200: Envelope(Type.Object({ removed: Type.Boolean() })), ...standardErrors() } } },
     async (request) => { await stores.removeMappingProfile(request.params.store_uuid); return ok(request, { removed: true }); });
+
+  app.get('/stores/:store_uuid/synonyms', { schema: { tags, summary: 'Read a store\'s search synonyms', params: StoreUuidParams, response: { 200: Envelope(SynonymsBody), ...standardErrors() } } },
+    async (request) => ok(request, { synonyms: (await stores.getStore(request.params.store_uuid)).synonyms }));
+
+  app.put('/stores/:store_uuid/synonyms', { schema: { tags, summary: 'Replace a store\'s search synonyms (applied at query time)', params: StoreUuidParams, body: SynonymsBody, response: { 200: Envelope(SynonymsBody), ...standardErrors() } } },
+    async (request) => ok(request, await stores.setSynonyms(request.params.store_uuid, request.body)));
+
+  app.post('/stores/:store_uuid/reindex', { schema: { tags, summary: 'Rebuild a store\'s text index from its products', params: StoreUuidParams, response: { 200: Envelope(Type.Object({ indexed: Type.Integer(), seconds: Type.Number() })), ...standardErrors() } } },
+    async (request) => { await stores.getStore(request.params.store_uuid); return ok(request, await searchIndexer.rebuild(request.params.store_uuid)); });
 };

@@ -14,6 +14,8 @@ export interface Store {
   taxonomy: string;
   linkedStoreId: string | null;
   mappingProfile: MappingProfile | null;
+  /** Synonym groups for text search (each group: terms that mean the same). */
+  synonyms: string[][];
   createdAt: string;
 }
 
@@ -34,6 +36,7 @@ export function storeFromRow(row: Selectable<StoresTable>): Store {
       if (profile === undefined) profile = row.mapping_profile === null ? null : (JSON.parse(row.mapping_profile) as MappingProfile);
       return profile;
     },
+    synonyms: row.synonyms ? (JSON.parse(row.synonyms) as string[][]) : [],
     createdAt: row.created_at,
   };
 }

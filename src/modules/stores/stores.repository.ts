@@ -36,6 +36,10 @@ export function listStores(db: Executor) {
   return db.selectFrom('stores').selectAll().orderBy('created_at').orderBy('id').execute();
 }
 
+export async function updateSynonyms(db: Executor, storeId: string, synonyms: string) {
+  await db.updateTable('stores').set({ synonyms }).where('id', '=', storeId).execute();
+}
+
 export async function updateMappingProfile(db: Executor, storeId: string, profile: string | null) {
   const result = await db.updateTable('stores').set({ mapping_profile: profile }).where('id', '=', storeId).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
@@ -59,7 +63,7 @@ const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) => d
   .select([
     't.id as token_id', 't.workspace_id as token_workspace_id', 't.token_hash',
     's.id', 's.workspace_id', 's.name', 's.website', 's.countries', 's.channels', 's.default_channel', 's.taxonomy',
-    's.linked_store_id', 's.mapping_profile', 's.change_seq', 's.created_at',
+    's.linked_store_id', 's.mapping_profile', 's.change_seq', 's.created_at', 's.synonyms',
   ])
   .where('t.token_hash', '=', p.tokenHash).where('t.revoked_at', 'is', null));
 

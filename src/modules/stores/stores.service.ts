@@ -204,6 +204,19 @@ export class StoresService {
     return profile;
   }
 
+  /** Replaces a store's synonym groups (text search applies them at query time). */
+  async setSynonyms(storeUuid: string, input: unknown): Promise<{ synonyms: string[][] }> {
+    const groups = (input as { synonyms?: unknown } | null)?.synonyms;
+    if (!Array.isArray(groups) || groups.some((g) => !Array.isArray(g) || g.length < 2 || g.some((t) => typeof t !== 'string' || t.trim() === '' || t.length > 100))) {
+      throw new InvalidInputError('synonyms must be an array of groups, each an array of at least two non-empty terms (at most 100 characters)', 'synonyms');
+    }
+    if (groups.length > 10_000) throw new InvalidInputError('at most 10,000 synonym groups', 'synonyms');
+    await this.getStore(storeUuid);
+    const synonyms = (groups as string[][]).map((g) => [...new Set(g.map((t) => t.trim()))]);
+    await repo.updateSynonyms(this.storage.db, storeUuid, JSON.stringify(synonyms));
+    return { synonyms };
+  }
+
   async getMappingProfile(storeUuid: string): Promise<MappingProfile> {
     const store = await this.getStore(storeUuid);
     if (!store.mappingProfile) throw new NotFoundError('mapping profile not found', 'mapping');

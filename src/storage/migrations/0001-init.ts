@@ -50,7 +50,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Covering indexes for the status listing (with and without a status filter): no table lookups per row.
   await db.schema.createIndex('products_status_idx').on('products').columns(['store_id', 'status', 'product_code', 'category']).execute();
   await db.schema.createIndex('products_listing_idx').on('products').columns(['store_id', 'product_code', 'status', 'category']).execute();
-  await db.schema.createIndex('products_parent_idx').on('products').columns(['store_id', 'parent_code']).execute();
+  await db.schema.createIndex('products_parent_idx').on('products').columns(['store_id', 'parent_code', 'product_code']).execute();
 
   await db.schema.createTable('product_problems')
     .addColumn('store_id', 'text', (c) => c.notNull())

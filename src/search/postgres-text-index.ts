@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import type { Executor, StorageHandle } from '../storage/database.js';
+import type { Alternative, QueryPlan } from './query-plan.js';
+import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js';
+
+// ts_rank weights in {D, C, B, A} order: title A, category B, other C.
+const WEIGHTS = '{0.1, 0.3, 0.8, 1.0}';
+
+// Tokens hold only letters and digits (see analyzer): they cannot carry tsquery operators.
+function alternative(alt: Alternative): string {
+  return alt.kind === 'prefix' ? `${alt.token}:*` : alt.tokens.length === 1 ? alt.tokens[0] : `(${alt.tokens.join(' <-> ')})`;
+}
+
+export function tsQueryExpression(plan: QueryPlan, mode: MatchMode): string {
+  return plan.clauses.map((alts) => `(${alts.map(alternative).join(' | ')})`).join(mode === 'all' ? ' & ' : ' | ');
+}
+
+/** PostgreSQL: one row per product with a weighted tsvector under a GIN index. */
+export class PostgresTextIndex implements TextIndex {
+  constructor(private readonly storage: StorageHandle) {}
+
+  async write(trx: Executor, storeId: string, docs: IndexedDoc[], removed: string[]) {
+    if (removed.length > 0) await trx.deleteFrom('search_docs').where('store_id', '=', storeId).where('product_code', 'in', removed).execute();
+    for (let i = 0; i < docs.length; i += 500) {
+      const chunk = docs.slice(i, i + 500);
+      await sql`
+        INSERT INTO search_docs (store_id, product_code, title, title_terms, tsv)
+        SELECT ${storeId}, d.code, d.title, d.terms,
+               setweight(to_tsvector('simple', d.terms), 'A') || setweight(to_tsvector('simple', d.category), 'B') || setweight(to_tsvector('simple', d.other), 'C')
+        FROM unnest(${chunk.map((d) => d.productCode)}::text[], ${chunk.map((d) => d.title)}::text[], ${chunk.map((d) => d.titleTerms)}::text[],
+                    ${chunk.map((d) => d.category)}::text[], ${chunk.map((d) => d.other)}::text[]) AS d(code, title, terms, category, other)
+        ON CONFLICT (store_id, product_code) DO UPDATE SET title = excluded.title, title_terms = excluded.title_terms, tsv = excluded.tsv`.execute(trx);
+    }
+  }
+
+  async clearStore(trx: Executor, storeId: string) {
+    await trx.deleteFrom('search_docs').where('store_id', '=', storeId).execute();
+  }
+
+  async search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]> {
+    const { rows } = await sql<{ product_code: string; title: string; title_terms: string; rank: number }>`
+      SELECT product_code, title, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank
+      FROM search_docs, to_tsquery('simple', ${tsQueryExpression(plan, mode)}) AS q
+      WHERE store_id = ${storeId} AND tsv @@ q
+      ORDER BY rank DESC, product_code LIMIT ${limit}`.execute(this.storage.db);
+    // ts_rank is small (about 0.06 to 1); scaled so that score shaping treats both engines alike.
+    return rows.map((row) => ({ productCode: row.product_code, title: row.title, titleTerms: row.title_terms, relevance: Number(row.rank) * 10 }));
+  }
+}

@@ -1,0 +1,30 @@
+import type { Executor, StorageHandle } from '../storage/database.js';
+import type { QueryPlan } from './query-plan.js';
+import { SqliteTextIndex } from './sqlite-text-index.js';
+import { PostgresTextIndex } from './postgres-text-index.js';
+
+/** A product as the text index sees it: analyzed (folded, stemmed) text per weighted field. */
+export interface IndexedDoc {
+  productCode: string;
+  title: string;
+  titleTerms: string;
+  category: string;
+  other: string;
+}
+
+export interface TextHit { productCode: string; title: string; titleTerms: string; relevance: number }
+
+export type MatchMode = 'all' | 'any';
+
+/** The engine-specific full-text index (SQLite FTS5 / PostgreSQL tsvector + GIN). */
+export interface TextIndex {
+  /** Replaces the docs of the given codes and removes `removed`, in the caller's transaction. */
+  write(trx: Executor, storeId: string, docs: IndexedDoc[], removed: string[]): Promise<void>;
+  clearStore(trx: Executor, storeId: string): Promise<void>;
+  /** Best first; `relevance` is positive, higher is better (engine-specific scale). */
+  search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]>;
+}
+
+export function createTextIndex(storage: StorageHandle): TextIndex {
+  return storage.dialect.name === 'sqlite' ? new SqliteTextIndex(storage) : new PostgresTextIndex(storage);
+}

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { analyze, allowedEdits, foldText, stem } from '../../src/search/analyzer.js';
+import { TypoIndex, editDistance } from '../../src/search/typo-index.js';
+import { analyzeSynonyms, containsPhrase, planQuery } from '../../src/search/query-plan.js';
+import { matchExpression } from '../../src/search/sqlite-text-index.js';
+import { tsQueryExpression } from '../../src/search/postgres-text-index.js';
+import { shapeScore } from '../../src/modules/search/search.service.js';
+
+describe('search analysis', () => {
+  it('folds case and accents and stems plurals alike on both sides', () => {
+    assert.equal(foldText('Écharpe ROSÉ'), 'echarpe rose');
+    assert.deepEqual(['dresses', 'shoes', 'watches', 'accessories', 'jeans', 'dress', 'glass', 'status'].map(stem), ['dress', 'shoe', 'watch', 'accessory', 'jean', 'dress', 'glass', 'status']);
+    assert.deepEqual(analyze('T-Shirts, Red!'), ['t', 'shirt', 'red']);
+    assert.deepEqual(analyze('😀 ✨'), []);
+    assert.deepEqual(analyze('שמלה אדומה'), ['שמלה', 'אדומה']);
+  });
+
+  it('allows one edit from 5 letters, two from 9, none on numbers', () => {
+    assert.equal(allowedEdits('shoe'), 0);
+    assert.equal(allowedEdits('jeens'), 1);
+    assert.equal(allowedEdits('sunglases'), 2);
+    assert.equal(allowedEdits('15970'), 0);
+    assert.equal(editDistance('jeen', 'jean', 1), 1);
+    assert.equal(editDistance('abc', 'xyz', 1), 2);
+  });
+
+  it('finds typo candidates, preferring common words', () => {
+    const vocab = new TypoIndex();
+    vocab.add('jean', 600);
+    vocab.add('deen', 1);
+    vocab.add('sunglass', 100);
+    assert.deepEqual(vocab.candidates('jeen', 1), ['jean']);
+    assert.deepEqual(vocab.candidates('sunglase', 2), ['sunglass']);
+    assert.deepEqual(vocab.candidates('jean', 1), [], 'a known word is not corrected');
+  });
+
+  it('plans synonyms, typos and a prefix for the last word', () => {
+    const vocab = new TypoIndex();
+    for (const term of ['red', 'dress', 'sport', 'shoe', 'jean']) vocab.add(term, 10);
+    const synonyms = analyzeSynonyms([['sneakers', 'sports shoes'], ['tee', 't-shirt']]);
+    const plan = planQuery('red sneakers', vocab, synonyms);
+    assert.deepEqual(plan.clauses[1], [{ kind: 'phrase', tokens: ['sneaker'] }, { kind: 'phrase', tokens: ['sport', 'shoe'] }]);
+    const typed = planQuery('jeens sh', vocab, []);
+    assert.deepEqual(typed.clauses[0], [{ kind: 'phrase', tokens: ['jeen'] }, { kind: 'phrase', tokens: ['jean'] }]);
+    assert.deepEqual(typed.clauses[1], [{ kind: 'phrase', tokens: ['sh'] }, { kind: 'prefix', token: 'sh' }]);
+    assert.equal(planQuery('red ', vocab, [], { lastWordIsPrefix: false }).clauses[0].length, 1);
+    assert.ok(containsPhrase(['women', 'red', 'dress'], ['red', 'dress']));
+    assert.ok(!containsPhrase(['red', 'women', 'dress'], ['red', 'dress']));
+  });
+
+  it('never lets operators reach the engines unquoted', () => {
+    const plan = planQuery('NEAR OR "* - : AND', new TypoIndex(), []);
+    assert.equal(matchExpression('store-1', plan, 'all'), 'store : "sstore1" AND {title category other} : (("near") AND ("or") AND ("and" OR "and"*))');
+    assert.equal(tsQueryExpression(plan, 'any'), '(near) | (or) | (and | and:*)');
+  });
+
+  it('shapes scores into (0, 1] with tiers ordered', () => {
+    assert.ok(shapeScore(2, 0.1) > shapeScore(1, 1000));
+    assert.ok(shapeScore(0, 0) > 0 && shapeScore(2, 1e9) <= 1);
+  });
+});
