@@ -3,8 +3,8 @@ import type { Executor, StorageHandle } from '../storage/database.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
 import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js';
 
-// ts_rank weights in {D, C, B, A} order: title A, category B, other C.
-const WEIGHTS = '{0.1, 0.3, 0.8, 1.0}';
+// ts_rank weights in {D, C, B, A} order: title A, category B, other C (category above title, as measured).
+const WEIGHTS = '{0.1, 0.2, 1.0, 0.7}';
 
 // Tokens hold only letters and digits (see analyzer): they cannot carry tsquery operators.
 function alternative(alt: Alternative): string {

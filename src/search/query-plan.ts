@@ -8,6 +8,8 @@ export type Alternative = { kind: 'phrase'; tokens: string[] } | { kind: 'prefix
 export interface QueryPlan { clauses: Alternative[][]; tokens: string[] }
 
 export const MAX_QUERY_TOKENS = 12;
+/** Products carrying a word for it to count as a finished word when typed last. */
+export const COMMON_WORD = 50;
 
 /** Synonym groups, analyzed: each member a token sequence ("sports shoes" -> ["sport", "shoe"]). */
 export type SynonymGroups = string[][][];
@@ -40,9 +42,14 @@ export function planQuery(query: string, vocabulary: TypoIndex, synonyms: Synony
     const token = tokens[i];
     const alternatives: Alternative[] = [{ kind: 'phrase', tokens: [token] }];
     // Edits allowed by the word as typed ("jeens" has 5 letters though its stem has 4).
-    for (const candidate of vocabulary.candidates(token, allowedEdits(raw[i]), 3)) alternatives.push({ kind: 'phrase', tokens: [candidate] });
-    // The last word may be cut short: match it as typed, as a prefix (at least 2 characters).
-    if (i === tokens.length - 1 && (options.lastWordIsPrefix ?? true) && raw[i].length >= 2) alternatives.push({ kind: 'prefix', token: raw[i] });
+    // The vocabulary holds words as written and as stemmed; a candidate is matched by its stem.
+    const corrections = new Set(vocabulary.candidates([token, raw[i]], allowedEdits(raw[i]), 3).map(stem));
+    corrections.delete(token);
+    for (const candidate of corrections) alternatives.push({ kind: 'phrase', tokens: [candidate] });
+    // The last word may be cut short: match it as typed, as a prefix (at least 2 characters) - unless
+    // it is a common word already ("top" is meant as typed, not as "topwear").
+    const finished = vocabulary.frequency(token) >= COMMON_WORD || vocabulary.frequency(raw[i]) >= COMMON_WORD;
+    if (i === tokens.length - 1 && (options.lastWordIsPrefix ?? true) && raw[i].length >= 2 && !finished) alternatives.push({ kind: 'prefix', token: raw[i] });
     clauses.push(alternatives);
     i++;
   }
@@ -54,4 +61,26 @@ export function containsPhrase(text: string[], phrase: string[]): boolean {
   if (phrase.length === 0 || phrase.length > text.length) return false;
   for (let i = 0; i + phrase.length <= text.length; i++) if (startsWithAt(text, i, phrase)) return true;
   return false;
+}
+
+/**
+ * Partial-match plans, each one clause shorter: the most common clause is dropped first ("men
+ * yellow casual shoes" -> "yellow casual shoes" -> "yellow shoes"), so the words that say most about
+ * the product are kept, and each step stays a selective AND.
+ */
+export function relaxations(plan: QueryPlan, vocabulary: TypoIndex): QueryPlan[] {
+  // A prefix alternative is estimated by its word as typed: the other alternatives already count the completions meant.
+  const clauseFrequency = (alts: Alternative[]) => alts.reduce((sum, alt) => sum + (alt.kind === 'prefix'
+    ? vocabulary.frequency(alt.token)
+    : Math.min(...alt.tokens.map((t) => vocabulary.frequency(t)))), 0);
+  // Ties drop the earlier word: modifiers ("red") come before the noun ("dress") in product queries.
+  const order = plan.clauses.map((alts, index) => ({ index, frequency: clauseFrequency(alts) }))
+    .sort((a, b) => b.frequency - a.frequency || a.index - b.index);
+  const plans: QueryPlan[] = [];
+  const dropped = new Set<number>();
+  for (const { index } of order.slice(0, -1)) {
+    dropped.add(index);
+    plans.push({ clauses: plan.clauses.filter((_, i) => !dropped.has(i)), tokens: plan.tokens });
+  }
+  return plans;
 }

@@ -10,6 +10,8 @@ export interface IndexedDoc {
   titleTerms: string;
   category: string;
   other: string;
+  /** Folded words as written (not stemmed), for the typo vocabulary only. */
+  surfaceTerms: string[];
 }
 
 export interface TextHit { productCode: string; title: string; titleTerms: string; relevance: number }

@@ -1,16 +1,22 @@
-/** Damerau-free Levenshtein distance with an early exit above `max`. */
+/**
+ * Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, "tsihrt" -> "tshirt"
+ * is one edit, as typists make them), with an early exit above `max`.
+ */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
+  let beforePrevious: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
-      const value = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      let value = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, beforePrevious[j - 2] + 1);
       current.push(value);
       if (value < rowMin) rowMin = value;
     }
     if (rowMin > max) return max + 1;
+    beforePrevious = previous;
     previous = current;
   }
   return previous[b.length];
@@ -27,6 +33,9 @@ function deletions(word: string, depth: number, into: Set<string>) {
   }
 }
 
+/** A known word may still be a typo of a word one edit away that is this many times more common. */
+const COMMON_FACTOR = 50;
+
 /**
  * A store's vocabulary with a deletion neighbourhood (SymSpell): typo candidates for a word are
  * found by looking up its deletions, then checked with a real edit distance. Lookups cost
@@ -41,6 +50,9 @@ export class TypoIndex {
 
   has(term: string): boolean { return this.#terms.has(term); }
 
+  /** How many products carry a term (0 when unknown). */
+  frequency(term: string): number { return this.#terms.get(term) ?? 0; }
+
   add(term: string, documentFrequency = 1) {
     const known = this.#terms.has(term);
     this.#terms.set(term, documentFrequency);
@@ -53,20 +65,31 @@ export class TypoIndex {
     }
   }
 
-  /** Vocabulary terms within `max` edits of `word` (none when the word is known). */
-  candidates(word: string, max: number, limit = 5): string[] {
-    if (max <= 0 || this.#terms.has(word)) return [];
-    const keys = new Set<string>([word]);
-    deletions(word, max, keys);
+  /**
+   * Vocabulary terms within `max` edits of any of `forms` (the word as typed and its stem). A known
+   * word gets none, unless it is rare and a far more common word is one edit away ("shrt" -> "shirt").
+   */
+  candidates(forms: string | string[], max: number, limit = 5): string[] {
+    const words = [...new Set(Array.isArray(forms) ? forms : [forms])];
+    if (max <= 0) return [];
+    const df = (term: string) => this.#terms.get(term) ?? 0;
+    const knownDf = Math.max(0, ...words.map((w) => (this.#terms.has(w) ? df(w) : 0)));
+    const known = words.some((w) => this.#terms.has(w));
     const found = new Map<string, number>();
-    for (const key of keys) {
-      for (const term of this.#byDeletion.get(key) ?? []) {
-        if (found.has(term)) continue;
-        const distance = editDistance(word, term, max);
-        if (distance <= max) found.set(term, distance);
+    for (const word of words) {
+      const keys = new Set<string>([word]);
+      deletions(word, max, keys);
+      for (const key of keys) {
+        for (const term of this.#byDeletion.get(key) ?? []) {
+          if (words.includes(term)) continue;
+          const distance = editDistance(word, term, max);
+          if (distance <= max && distance < (found.get(term) ?? Infinity)) found.set(term, distance);
+        }
       }
     }
-    const df = (term: string) => this.#terms.get(term) ?? 0;
+    if (known) {
+      for (const [term, distance] of found) if (distance > 1 || df(term) < knownDf * COMMON_FACTOR) found.delete(term);
+    }
     const ranked = [...found].sort((a, b) => a[1] - b[1] || df(b[0]) - df(a[0]) || a[0].localeCompare(b[0]));
     if (ranked.length === 0) return [];
     // Rare look-alikes would outrank the meant word through IDF: keep the closest ones that are

@@ -1,4 +1,4 @@
-import { analyze } from '../../search/analyzer.js';
+import { analyze, rawTokens } from '../../search/analyzer.js';
 import type { IndexedDoc } from '../../search/text-index.js';
 
 // Fields that are not words a shopper types: codes, prices, links, the status.
@@ -13,11 +13,13 @@ export function documentFor(productCode: string, attributes: Record<string, unkn
     if (NOT_TEXT.has(name) || /^Image URL/i.test(name) || typeof value !== 'string' || /^https?:\/\//i.test(value)) continue;
     other.push(value);
   }
+  const category = `${text(attributes.Category)} ${text(attributes['Sub Category'])}`;
   return {
     productCode,
     title: title || productCode,
     titleTerms: analyze(title).join(' '),
-    category: analyze(`${text(attributes.Category)} ${text(attributes['Sub Category'])}`).join(' '),
+    category: analyze(category).join(' '),
     other: analyze(other.join(' ')).join(' '),
+    surfaceTerms: [...new Set(rawTokens(`${title} ${category} ${other.join(' ')}`))],
   };
 }

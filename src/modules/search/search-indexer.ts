@@ -64,9 +64,10 @@ export class SearchIndexer {
     }
     const docs = [...visible].map(([code, attributes]) => documentFor(code, attributes));
     await this.index.write(trx, storeId, docs, codes.filter((code) => !visible.has(code)));
+    // Words as stemmed and as written ("clutch" and "clutches"), so a typo of either form is one edit away.
     const frequency = new Map<string, number>();
     for (const doc of docs) {
-      for (const term of new Set(`${doc.titleTerms} ${doc.category} ${doc.other}`.split(' '))) if (term) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+      for (const term of new Set([...`${doc.titleTerms} ${doc.category} ${doc.other}`.split(' '), ...doc.surfaceTerms])) if (term) frequency.set(term, (frequency.get(term) ?? 0) + 1);
     }
     const terms = [...frequency];
     for (let i = 0; i < terms.length; i += 1000) {

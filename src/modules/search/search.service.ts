@@ -1,6 +1,6 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { InvalidInputError } from '../../errors.js';
-import { analyzeSynonyms, containsPhrase, planQuery, type SynonymGroups } from '../../search/query-plan.js';
+import { analyzeSynonyms, containsPhrase, planQuery, relaxations, type SynonymGroups } from '../../search/query-plan.js';
 import type { TextHit, TextIndex } from '../../search/text-index.js';
 import { TypoIndex } from '../../search/typo-index.js';
 import { VISIBLE_STATUSES } from '../products/quality-checks.js';
@@ -68,7 +68,8 @@ export class SearchService {
     for (const row of exact) results.set(row.product_code, { product_code: row.product_code, title: row.title ?? row.product_code, score: 1 });
 
     // A query ending in a space has a finished last word; otherwise the last word may be cut short.
-    const plan = planQuery(query, await this.#vocabulary(store.id), this.#synonymsOf(store), { lastWordIsPrefix: !/\s$/.test(input.query) });
+    const vocabulary = await this.#vocabulary(store.id);
+    const plan = planQuery(query, vocabulary, this.#synonymsOf(store), { lastWordIsPrefix: !/\s$/.test(input.query) });
     if (plan.clauses.length > 0 && results.size < wanted) {
       // Over-fetch a little: hits re-checked against the catalog may drop out.
       const fetch = wanted + 10;
@@ -79,7 +80,13 @@ export class SearchService {
         scored.push({ product_code: hit.productCode, title: hit.title, score: shapeScore(tier, hit.relevance) });
       };
       for (const hit of all) add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
-      if (all.length < fetch && plan.clauses.length > 1) {
+      // Too few products have every word: partial matches, dropping the most common words first.
+      for (const relaxed of all.length < fetch ? relaxations(plan, vocabulary) : []) {
+        for (const hit of await this.index.search(store.id, relaxed, 'all', fetch)) add(hit, 0);
+        if (scored.length >= fetch) break;
+      }
+      // Still short (a small catalog): any word at all. Rare on large catalogs, where it would be costly.
+      if (scored.length < fetch && plan.clauses.length > 1) {
         for (const hit of await this.index.search(store.id, plan, 'any', fetch)) add(hit, 0);
       }
       for (const hit of await this.#visible(store.id, scored)) results.set(hit.product_code, hit);

@@ -34,8 +34,8 @@ export function searchMigration(dialect: DialectName): Migration {
           .addColumn('title_terms', 'text', (c) => c.notNull())
           .addUniqueConstraint('search_docs_code_unique', ['store_id', 'product_code'])
           .execute();
-        // The store column holds one token per store; prefixes of 2-4 characters are indexed for typed-ahead words.
-        await sql`CREATE VIRTUAL TABLE search_fts USING fts5(store, title, category, other, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4')`.execute(db);
+        // Prefixes of 2-4 characters are indexed for typed-ahead words; the store is filtered through search_docs.
+        await sql`CREATE VIRTUAL TABLE search_fts USING fts5(title, category, other, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4')`.execute(db);
       } else {
         await db.schema.createTable('search_docs')
           .addColumn('store_id', 'text', (c) => c.notNull())
