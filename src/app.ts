@@ -15,6 +15,7 @@ import { adminRoutes } from './modules/admin/admin.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
+import { collectionsRoutes } from './modules/collections/collections.routes.js';
 
 const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
 
@@ -89,6 +90,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     await v1.register(productsRoutes, { products: container.products, queries: container.productQueries });
     await v1.register(assetsRoutes, { assets: container.assets });
     await v1.register(searchRoutes, { search: container.search });
+    await v1.register(collectionsRoutes, { collections: container.collections });
   }, { prefix: '/v1' });
 
   if (config.adminToken) {

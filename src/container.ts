@@ -10,6 +10,7 @@ import { AssetsService } from './modules/assets/assets.service.js';
 import { createTextIndex } from './search/text-index.js';
 import { SearchIndexer } from './modules/search/search-indexer.js';
 import { SearchService } from './modules/search/search.service.js';
+import { CollectionsService } from './modules/collections/collections.service.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -23,6 +24,7 @@ export interface Container {
   assets: AssetsService;
   searchIndexer: SearchIndexer;
   search: SearchService;
+  collections: CollectionsService;
   close(): Promise<void>;
 }
 
@@ -50,10 +52,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const textIndex = createTextIndex(storage);
   const searchIndexer = new SearchIndexer(storage, changes, textIndex);
   const search = new SearchService(storage, textIndex, searchIndexer);
+  const collections = new CollectionsService(storage, changes, counts);
   return {
-    config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search,
+    config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search, collections,
     async close() {
       await searchIndexer.stop();
+      await collections.stop();
       redis?.disconnect();
       await storage.close();
     },

@@ -3,7 +3,7 @@ import type { Executor, StorageHandle } from '../storage/database.js';
 export type ChangeOp = 'created' | 'updated' | 'deleted';
 
 export interface ChangeEntry {
-  entity: 'product' | 'asset';
+  entity: 'product' | 'asset' | 'collection';
   key: string;
   op: ChangeOp;
   /** The entity's status after the write (null on delete): readers can tell visibility without a lookup. */

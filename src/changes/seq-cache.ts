@@ -10,16 +10,16 @@ const MAX_ENTRIES = 10_000;
  * a scan.
  */
 export class SeqCache {
-  readonly #entries = new Map<string, { seq: number; value: number }>();
+  readonly #entries = new Map<string, { seq: number; value: unknown }>();
 
   constructor(private readonly storage: StorageHandle, private readonly changes: ChangeFeed) {}
 
-  async get(storeId: string, key: string, compute: () => Promise<number>): Promise<number> {
+  async get<T>(storeId: string, key: string, compute: () => Promise<T>): Promise<T> {
     const id = `${storeId}\u0000${key}`;
     // Read the sequence before computing: a value is never newer-labelled than what it counted.
     const seq = await this.changes.latest(this.storage.db, storeId);
     const cached = this.#entries.get(id);
-    if (cached && cached.seq === seq) return cached.value;
+    if (cached && cached.seq === seq) return cached.value as T;
     const value = await compute();
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
     this.#entries.set(id, { seq, value });

@@ -84,8 +84,22 @@ export interface SearchDocsTable {
   title_terms: string;
 }
 
-export interface SearchStateTable { store_id: string; indexed_seq: number }
+export interface FeedCursorsTable { consumer: string; store_id: string; seq: number }
 export interface SearchVocabTable { store_id: string; term: string; df: number; seq: number }
+
+export interface CollectionsTable {
+  store_id: string;
+  id: string;
+  parent_id: string | null;
+  status: string;
+  auto_refresh: number;
+  is_static: number;
+  document: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CollectionMembersTable { store_id: string; collection_id: string; product_code: string; sort_key: string }
 
 export interface Database {
   workspaces: WorkspacesTable;
@@ -98,6 +112,8 @@ export interface Database {
   assets: AssetsTable;
   asset_links: AssetLinksTable;
   search_docs: SearchDocsTable;
-  search_state: SearchStateTable;
+  feed_cursors: FeedCursorsTable;
+  collections: CollectionsTable;
+  collection_members: CollectionMembersTable;
   search_vocab: SearchVocabTable;
 }

@@ -1,60 +1,31 @@
-import type { StorageHandle } from '../../storage/database.js';
+import type { Executor, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
+import { ChangeFollower } from '../../changes/change-follower.js';
 import type { ChangeFeed } from '../../changes/change-feed.js';
 import type { TextIndex } from '../../search/text-index.js';
 import { VISIBLE_STATUSES } from '../products/quality-checks.js';
 import { documentFor } from './search-documents.js';
 
-const BATCH = 2000;
-
 /**
- * Keeps the text index in step with the catalog by following each store's change log from a cursor
- * stored beside the index (search_state.indexed_seq), moved in the same transaction as the index
- * writes: a crash or restart resumes exactly where it stopped, and re-applying a change is harmless
- * (documents are replaced by product_code). The cursor row is locked while indexing, so several
- * processes never index the same changes at once.
+ * Keeps the text index in step with the catalog by following each store's change log (see
+ * ChangeFollower): documents are replaced by product_code, so re-applying a change is harmless.
  */
 export class SearchIndexer {
-  #timer: NodeJS.Timeout | undefined;
-  #running = false;
+  readonly #follower: ChangeFollower;
 
-  constructor(private readonly storage: StorageHandle, private readonly changes: ChangeFeed, private readonly index: TextIndex) {}
-
-  async #lockCursor(trx: Parameters<TextIndex['write']>[0], storeId: string): Promise<number> {
-    await trx.insertInto('search_state').values({ store_id: storeId, indexed_seq: 0 }).onConflict((oc) => oc.column('store_id').doNothing()).execute();
-    const row = await this.storage.dialect.lockRows(trx.selectFrom('search_state').select('indexed_seq').where('store_id', '=', storeId)).executeTakeFirstOrThrow();
-    return Number(row.indexed_seq);
+  constructor(private readonly storage: StorageHandle, changes: ChangeFeed, private readonly index: TextIndex) {
+    this.#follower = new ChangeFollower(storage, changes, 'search', async (trx, storeId, batch) => {
+      const codes = [...new Set(batch.filter((c) => c.entity === 'product').map((c) => c.key))];
+      await this.#reindexCodes(trx, storeId, codes, batch[batch.length - 1].seq);
+    });
   }
 
-  /** Changes not yet indexed for a store. */
-  async lag(storeId: string): Promise<number> {
-    const [latest, state] = await Promise.all([
-      this.changes.latest(this.storage.db, storeId),
-      this.storage.db.selectFrom('search_state').select('indexed_seq').where('store_id', '=', storeId).executeTakeFirst(),
-    ]);
-    return latest - Number(state?.indexed_seq ?? 0);
-  }
+  lag(storeId: string) { return this.#follower.lag(storeId); }
+  catchUp(storeId: string) { return this.#follower.catchUp(storeId); }
+  start(intervalMs = 200, onError?: (error: unknown) => void) { this.#follower.start(intervalMs, onError); }
+  stop() { return this.#follower.stop(); }
 
-  /** Indexes pending changes of one store, in batches; returns how many changes were applied. */
-  async catchUp(storeId: string): Promise<number> {
-    let applied = 0;
-    for (;;) {
-      const done = await inTransaction(this.storage, async (trx) => {
-        const from = await this.#lockCursor(trx, storeId);
-        const changes = await trx.selectFrom('change_log').select(['seq', 'entity', 'entity_key'])
-          .where('store_id', '=', storeId).where('seq', '>', from).orderBy('seq').limit(BATCH).execute();
-        if (changes.length === 0) return 0;
-        const codes = [...new Set(changes.filter((c) => c.entity === 'product').map((c) => c.entity_key))];
-        await this.#reindexCodes(trx, storeId, codes, Number(changes[changes.length - 1].seq));
-        await trx.updateTable('search_state').set({ indexed_seq: Number(changes[changes.length - 1].seq) }).where('store_id', '=', storeId).execute();
-        return changes.length;
-      });
-      applied += done;
-      if (done < BATCH) return applied;
-    }
-  }
-
-  async #reindexCodes(trx: Parameters<TextIndex['write']>[0], storeId: string, codes: string[], seq: number) {
+  async #reindexCodes(trx: Executor, storeId: string, codes: string[], seq: number) {
     if (codes.length === 0) return;
     const visible = new Map<string, Record<string, unknown>>();
     for (let i = 0; i < codes.length; i += 500) {
@@ -83,7 +54,7 @@ export class SearchIndexer {
     const indexed = await inTransaction(this.storage, async (trx) => {
       // Locking the store row holds product writers back, so the rebuilt index matches one sequence number.
       const store = await this.storage.dialect.lockRows(trx.selectFrom('stores').select('change_seq').where('id', '=', storeId)).executeTakeFirstOrThrow();
-      await this.#lockCursor(trx, storeId);
+      await this.#follower.lockCursor(trx, storeId);
       await this.index.clearStore(trx, storeId);
       await trx.deleteFrom('search_vocab').where('store_id', '=', storeId).execute();
       let count = 0;
@@ -96,32 +67,9 @@ export class SearchIndexer {
         count += rows.length;
         after = rows[rows.length - 1].product_code;
       }
-      await trx.updateTable('search_state').set({ indexed_seq: Number(store.change_seq) }).where('store_id', '=', storeId).execute();
+      await this.#follower.moveCursor(trx, storeId, Number(store.change_seq));
       return count;
     });
     return { indexed, seconds: (performance.now() - started) / 1000 };
-  }
-
-  /** Every `intervalMs`, indexes the stores whose change log moved past their cursor. */
-  start(intervalMs = 200, onError: (error: unknown) => void = () => {}) {
-    if (this.#timer) return;
-    this.#timer = setInterval(() => {
-      if (this.#running) return;
-      this.#running = true;
-      this.#tick().catch(onError).finally(() => { this.#running = false; });
-    }, intervalMs);
-    this.#timer.unref();
-  }
-
-  async #tick() {
-    const behind = await this.storage.db.selectFrom('stores').leftJoin('search_state', 'search_state.store_id', 'stores.id')
-      .select('stores.id').where((eb) => eb('stores.change_seq', '>', eb.fn.coalesce('search_state.indexed_seq', eb.lit(0)))).execute();
-    for (const { id } of behind) await this.catchUp(id);
-  }
-
-  async stop() {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-    while (this.#running) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
 
 /**
- * Text search: per-store synonyms, the indexer's cursor into the change log, the vocabulary for
+ * Text search: per-store synonyms, the change-log followers' cursors, the vocabulary for
  * typo candidates, and the engine's own full-text index (SQLite FTS5 / PostgreSQL tsvector + GIN).
  */
 export function searchMigration(dialect: DialectName): Migration {
@@ -10,9 +10,12 @@ export function searchMigration(dialect: DialectName): Migration {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('stores').addColumn('synonyms', 'text').execute();
 
-      await db.schema.createTable('search_state')
-        .addColumn('store_id', 'text', (c) => c.primaryKey().references('stores.id'))
-        .addColumn('indexed_seq', 'bigint', (c) => c.notNull())
+      // Each follower of the change log (search index, collections, …) keeps its cursor per store here.
+      await db.schema.createTable('feed_cursors')
+        .addColumn('consumer', 'text', (c) => c.notNull())
+        .addColumn('store_id', 'text', (c) => c.notNull().references('stores.id'))
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('feed_cursors_pk', ['consumer', 'store_id'])
         .execute();
 
       await db.schema.createTable('search_vocab')
@@ -50,7 +53,7 @@ export function searchMigration(dialect: DialectName): Migration {
     },
     async down(db: Kysely<unknown>) {
       if (dialect === 'sqlite') await sql`DROP TABLE IF EXISTS search_fts`.execute(db);
-      for (const table of ['search_docs', 'search_vocab', 'search_state']) await db.schema.dropTable(table).ifExists().execute();
+      for (const table of ['search_docs', 'search_vocab', 'feed_cursors']) await db.schema.dropTable(table).ifExists().execute();
       await db.schema.alterTable('stores').dropColumn('synonyms').execute();
     },
   };
