@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -13,8 +13,6 @@ export interface StorageDialect {
   readonly supportsRowLocks: boolean;
   /** Most bind parameters one statement may carry, so batches can be chunked. */
   readonly maxParameters: number;
-  /** Orders text by code point (PostgreSQL's default collation would ignore case and punctuation). */
-  binaryOrder(column: string): RawBuilder<unknown>;
   /** Adds FOR UPDATE where the engine has it; a no-op on SQLite, whose single writer already serialises. */
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
 }

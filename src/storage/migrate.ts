@@ -3,7 +3,7 @@ import type { StorageHandle } from './dialect.js';
 import * as init from './migrations/0001-init.js';
 import * as assets from './migrations/0002-assets.js';
 import { searchMigration } from './migrations/0003-search.js';
-import * as collections from './migrations/0004-collections.js';
+import { collectionsMigration } from './migrations/0004-collections.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -12,7 +12,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0001-init': init,
     '0002-assets': assets,
     '0003-search': searchMigration(dialect),
-    '0004-collections': collections,
+    '0004-collections': collectionsMigration(dialect),
   };
 }
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, sql, PostgresDialect, type CompiledQuery, type SelectQueryBuilder } from 'kysely';
+import { Kysely, PostgresDialect, type CompiledQuery, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
 
@@ -9,7 +9,6 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export const postgresDialect: StorageDialect = {
   name: 'postgres',
   supportsRowLocks: true,
-  binaryOrder: (column: string) => sql`${sql.ref(column)} collate "C"`,
   maxParameters: 65_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query.forUpdate(); },
 };

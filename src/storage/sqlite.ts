@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, sql, SqliteDialect, type CompiledQuery, type SelectQueryBuilder, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, type CompiledQuery, type SelectQueryBuilder, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
 
 export const sqliteDialect: StorageDialect = {
   name: 'sqlite',
   supportsRowLocks: false,
-  binaryOrder: (column: string) => sql.ref(column),
   maxParameters: 32_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query; },
 };

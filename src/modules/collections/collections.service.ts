@@ -234,13 +234,19 @@ export class CollectionsService {
     let rest: typeof heroRows = [];
     const remaining = page.limit - page1.length;
     if (!isStatic(view) && remaining > 0) {
-      let query = db.selectFrom('collection_members as m')
-        .innerJoin('products as p', (join) => join.onRef('p.store_id', '=', 'm.store_id').onRef('p.product_code', '=', 'm.product_code'))
-        .select(['p.product_code', 'p.title', 'p.category', 'p.price', 'p.currency', 'p.attributes'])
-        .where('m.store_id', '=', store.id).where('m.collection_id', '=', id).where('p.status', 'in', visible);
+      // Walk the members in sort order and probe each one's visibility, stopping at the page's end
+      // (joining from products instead made the planner sort the whole catalog).
+      let query = db.selectFrom('collection_members as m').select('m.product_code')
+        .where('m.store_id', '=', store.id).where('m.collection_id', '=', id)
+        .where((eb) => eb.exists(eb.selectFrom('products as p').select('p.product_code')
+          .whereRef('p.store_id', '=', 'm.store_id').whereRef('p.product_code', '=', 'm.product_code').where('p.status', 'in', visible)));
       if (view.heroProducts.length > 0) query = query.where('m.product_code', 'not in', view.heroProducts);
-      rest = await query.orderBy(this.storage.dialect.binaryOrder('m.sort_key')).orderBy('m.product_code')
-        .limit(remaining).offset(Math.max(0, page.offset - heroes.length)).execute();
+      const codes = (await query.orderBy('m.sort_key').orderBy('m.product_code')
+        .limit(remaining).offset(Math.max(0, page.offset - heroes.length)).execute()).map((row) => row.product_code);
+      const details = codes.length === 0 ? [] : await db.selectFrom('products').select(['product_code', 'title', 'category', 'price', 'currency', 'attributes'])
+        .where('store_id', '=', store.id).where('product_code', 'in', codes).execute();
+      const byCode = new Map(details.map((row) => [row.product_code, row]));
+      rest = codes.map((code) => byCode.get(code)).filter((row) => row !== undefined);
     }
     return {
       total: view.totalProducts,
