@@ -16,6 +16,7 @@ import { productsRoutes } from './modules/products/products.routes.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { collectionsRoutes } from './modules/collections/collections.routes.js';
+import { recommendationsRoutes } from './modules/recommendations/recommendations.routes.js';
 
 const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
 
@@ -91,13 +92,14 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     await v1.register(assetsRoutes, { assets: container.assets });
     await v1.register(searchRoutes, { search: container.search });
     await v1.register(collectionsRoutes, { collections: container.collections });
+    await v1.register(recommendationsRoutes, { recommendations: container.recommendations });
   }, { prefix: '/v1' });
 
   if (config.adminToken) {
     const adminToken = config.adminToken;
     await app.register(async (admin) => {
       registerAdminAuth(admin, adminToken);
-      await admin.register(adminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer });
+      await admin.register(adminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer, recommendations: container.recommendations });
     }, { prefix: '/admin/v1' });
   }
 

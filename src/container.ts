@@ -11,6 +11,7 @@ import { createTextIndex } from './search/text-index.js';
 import { SearchIndexer } from './modules/search/search-indexer.js';
 import { SearchService } from './modules/search/search.service.js';
 import { CollectionsService } from './modules/collections/collections.service.js';
+import { RecommendationsService } from './modules/recommendations/recommendations.service.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -25,6 +26,7 @@ export interface Container {
   searchIndexer: SearchIndexer;
   search: SearchService;
   collections: CollectionsService;
+  recommendations: RecommendationsService;
   close(): Promise<void>;
 }
 
@@ -53,8 +55,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const searchIndexer = new SearchIndexer(storage, changes, textIndex);
   const search = new SearchService(storage, textIndex, searchIndexer);
   const collections = new CollectionsService(storage, changes, counts);
+  const recommendations = new RecommendationsService(storage);
   return {
-    config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search, collections,
+    config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search, collections, recommendations,
     async close() {
       await searchIndexer.stop();
       await collections.stop();

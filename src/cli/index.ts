@@ -127,6 +127,20 @@ synonyms.command('set').description('replace a store\'s synonyms with a JSON fil
     printResult(!!options.json, { store_uuid: options.store, ...result }, `synonyms of store ${options.store} replaced (${result.synonyms.length} groups)`);
   });
 
+const complements = program.command('complements').description('complete-the-look taxonomy');
+complements.command('set').description('replace a store\'s complement taxonomy with a JSON file {"groups": {...}, "complements": {...}}')
+  .requiredOption('--store <uuid>', 'store uuid')
+  .requiredOption('--file <path>', 'taxonomy file')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { store: string; file: string; json?: boolean }) => {
+    let parsed: unknown;
+    try { parsed = JSON.parse(fs.readFileSync(options.file, 'utf8')); } catch (error) {
+      fail(`cannot read taxonomy file ${options.file}: ${(error as Error).message}`);
+    }
+    const taxonomy = await withContainer(async (c) => { await c.stores.getStore(options.store); return c.recommendations.setTaxonomy(options.store, parsed); });
+    printResult(!!options.json, { store_uuid: options.store, groups: Object.keys(taxonomy.groups).length }, `complement taxonomy of store ${options.store} replaced (${Object.keys(taxonomy.groups).length} groups)`);
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

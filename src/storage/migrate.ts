@@ -4,6 +4,7 @@ import * as init from './migrations/0001-init.js';
 import * as assets from './migrations/0002-assets.js';
 import { searchMigration } from './migrations/0003-search.js';
 import { collectionsMigration } from './migrations/0004-collections.js';
+import * as complements from './migrations/0005-complements.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -13,6 +14,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0002-assets': assets,
     '0003-search': searchMigration(dialect),
     '0004-collections': collectionsMigration(dialect),
+    '0005-complements': complements,
   };
 }
 

@@ -20,6 +20,8 @@ export interface StoresTable {
   created_at: string;
   /** Synonym groups for text search, JSON array of arrays of terms. */
   synonyms: string | null;
+  /** The store's complement taxonomy as JSON; null for the shipped fashion taxonomy. */
+  complements: string | null;
 }
 
 export interface ApiTokensTable {
@@ -101,6 +103,8 @@ export interface CollectionsTable {
 
 export interface CollectionMembersTable { store_id: string; collection_id: string; product_code: string; sort_key: string }
 
+export interface ProductPinsTable { store_id: string; product_code: string; pinned: string }
+
 export interface Database {
   workspaces: WorkspacesTable;
   stores: StoresTable;
@@ -116,4 +120,5 @@ export interface Database {
   collections: CollectionsTable;
   collection_members: CollectionMembersTable;
   search_vocab: SearchVocabTable;
+  product_pins: ProductPinsTable;
 }

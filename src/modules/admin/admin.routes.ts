@@ -6,6 +6,7 @@ import { InvalidRequestError } from '../../errors.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { SearchIndexer } from '../search/search-indexer.js';
 import { SynonymsBody } from '../search/search.schemas.js';
+import type { RecommendationsService } from '../recommendations/recommendations.service.js';
 import {
   CreatedStoreSchema, CreatedTokenSchema, CreateStoreBody, CreateTokenBody, CreateWorkspaceBody, MappingProfileSchema,
   RevokedTokenSchema, StoreListItemSchema, StoreUuidParams, TokenIdParams, WorkspaceSchema,
@@ -15,7 +16,7 @@ import type { Static } from '@sinclair/typebox';
 const tags = ['admin'];
 
 /** The operator API (CONTRACT §2): the same operations as the CLI, guarded by VITRINE_ADMIN_TOKEN. */
-export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; searchIndexer: SearchIndexer }> = async (app, { stores, searchIndexer }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; searchIndexer: SearchIndexer; recommendations: RecommendationsService }> = async (app, { stores, searchIndexer, recommendations }) => {
   app.get('/workspaces', { schema: { tags, summary: 'List workspaces', response: { 200: Envelope(Type.Array(WorkspaceSchema)), ...standardErrors() } } },
     async (request) => ok(request, await stores.listWorkspaces()));
 
@@ -67,4 +68,20 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; sea
 
   app.post('/stores/:store_uuid/reindex', { schema: { tags, summary: 'Rebuild a store\'s text index from its products', params: StoreUuidParams, response: { 200: Envelope(Type.Object({ indexed: Type.Integer(), seconds: Type.Number() })), ...standardErrors() } } },
     async (request) => { await stores.getStore(request.params.store_uuid); return ok(request, await searchIndexer.rebuild(request.params.store_uuid)); });
+
+  const TaxonomySchema = Type.Object({
+    groups: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'group label -> categories (product Category values, case-insensitive)' }),
+    complements: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'group label -> complementary group labels, in order of preference' }),
+  });
+  const ProductParams = Type.Object({ store_uuid: Type.String(), product_code: Type.String() });
+
+  app.get('/stores/:store_uuid/complements', { schema: { tags, summary: 'Read a store\'s complement taxonomy', params: StoreUuidParams, response: { 200: Envelope(TaxonomySchema), ...standardErrors() } } },
+    async (request) => ok(request, recommendations.taxonomyOf(await stores.getStore(request.params.store_uuid))));
+
+  app.put('/stores/:store_uuid/complements', { schema: { tags, summary: 'Replace a store\'s complement taxonomy', params: StoreUuidParams, body: TaxonomySchema, response: { 200: Envelope(TaxonomySchema), ...standardErrors() } } },
+    async (request) => { await stores.getStore(request.params.store_uuid); return ok(request, await recommendations.setTaxonomy(request.params.store_uuid, request.body)); });
+
+  app.put('/stores/:store_uuid/complements/:product_code', {
+    schema: { tags, summary: 'Pin complements for a product (they come first)', params: ProductParams, body: Type.Object({ product_codes: Type.Array(Type.String(), { maxItems: 100 }) }, { additionalProperties: false }), response: { 200: Envelope(Type.Object({ product_code: Type.String(), pinned: Type.Array(Type.String()) })), ...standardErrors() } },
+  }, async (request) => { await stores.getStore(request.params.store_uuid); return ok(request, await recommendations.setPins(request.params.store_uuid, request.params.product_code, request.body.product_codes)); });
 };

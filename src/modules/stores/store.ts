@@ -16,6 +16,8 @@ export interface Store {
   mappingProfile: MappingProfile | null;
   /** Synonym groups for text search (each group: terms that mean the same). */
   synonyms: string[][];
+  /** The store's complement taxonomy JSON, or null for the shipped one. */
+  complementsTaxonomy: string | null;
   createdAt: string;
 }
 
@@ -37,6 +39,7 @@ export function storeFromRow(row: Selectable<StoresTable>): Store {
       return profile;
     },
     synonyms: row.synonyms ? (JSON.parse(row.synonyms) as string[][]) : [],
+    complementsTaxonomy: row.complements,
     createdAt: row.created_at,
   };
 }

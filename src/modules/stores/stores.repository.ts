@@ -63,7 +63,7 @@ const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) => d
   .select([
     't.id as token_id', 't.workspace_id as token_workspace_id', 't.token_hash',
     's.id', 's.workspace_id', 's.name', 's.website', 's.countries', 's.channels', 's.default_channel', 's.taxonomy',
-    's.linked_store_id', 's.mapping_profile', 's.change_seq', 's.created_at', 's.synonyms',
+    's.linked_store_id', 's.mapping_profile', 's.change_seq', 's.created_at', 's.synonyms', 's.complements',
   ])
   .where('t.token_hash', '=', p.tokenHash).where('t.revoked_at', 'is', null));
 
