@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { colourScore, complementScore, departmentsFit, parseTaxonomy, priceScore, usageClashes } from '../../src/modules/recommendations/complement-rules.js';
+import { colourScore, complementScore, departmentsFit, parseTaxonomy, priceScore, traitsOf, usageClashes } from '../../src/modules/recommendations/complement-rules.js';
 
 describe('complement rules', () => {
   it('never crosses departments except through Unisex', () => {
@@ -23,8 +23,9 @@ describe('complement rules', () => {
   it('prefers close price bands and stays within (0, 1]', () => {
     assert.equal(priceScore(50, 50), 1);
     assert.ok(priceScore(50, 60) > priceScore(50, 200));
-    const traits = { department: 'Men', usage: 'Casual', colour: 'Black', price: 20, season: 'Summer', hasImage: true };
-    const score = complementScore(traits, { ...traits, price: 25 });
+    const raw = { department: 'Men', usage: 'Casual', colour: 'Black', price: 20, season: 'Summer', hasImage: true };
+    const score = complementScore(traitsOf(raw), traitsOf({ ...raw, price: 25 }));
+    assert.ok(score < complementScore(traitsOf(raw), traitsOf(raw)));
     assert.ok(score > 0 && score <= 1);
   });
   it('ships a default taxonomy that is valid and places every category once', () => {

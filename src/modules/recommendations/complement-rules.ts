@@ -18,7 +18,25 @@ import { InvalidInputError } from '../../errors.js';
  */
 export interface Taxonomy { groups: Record<string, string[]>; complements: Record<string, string[]> }
 
-export interface Traits { department: string; usage: string; colour: string; price: number | null; season: string; hasImage: boolean }
+/** A product's traits, folded once when the product enters the index (case and spacing normalised). */
+export interface Traits {
+  department: string; usage: string; colour: string; price: number | null; season: string; hasImage: boolean;
+  /** 'neutral', a colour family, or '' when unknown. */
+  colourClass: string;
+  /** ln(price), NaN when unknown. */
+  logPrice: number;
+}
+
+type RawTraits = Omit<Traits, 'colourClass' | 'logPrice'>;
+
+export function traitsOf(raw: RawTraits): Traits {
+  const colour = fold(raw.colour);
+  return {
+    ...raw, department: fold(raw.department), usage: fold(raw.usage), colour, season: fold(raw.season),
+    colourClass: !colour ? '' : NEUTRALS.has(colour) ? 'neutral' : FAMILIES[colour] ?? colour,
+    logPrice: raw.price && raw.price > 0 ? Math.log(raw.price) : Number.NaN,
+  };
+}
 
 const NEUTRALS = new Set(['black', 'white', 'grey', 'grey melange', 'navy blue', 'navy', 'beige', 'brown', 'tan', 'khaki', 'cream', 'off white', 'charcoal', 'silver', 'steel', 'gold', 'nude', 'skin', 'bronze', 'metallic']);
 const FAMILIES: Record<string, string> = {
@@ -40,6 +58,7 @@ export function usageClashes(source: string, candidate: string): boolean {
   return CLASHES.has(pair(fold(source), fold(candidate)));
 }
 
+
 export function usageScore(source: string, candidate: string): number {
   const s = fold(source); const c = fold(candidate);
   if (!s || !c || s === 'na' || c === 'na') return 0.5;
@@ -47,13 +66,16 @@ export function usageScore(source: string, candidate: string): number {
   return 0.6;
 }
 
-export function colourScore(source: string, candidate: string): number {
-  const s = fold(source); const c = fold(candidate);
+function colourClassScore(s: string, c: string): number {
   if (!s || !c) return 0.5;
-  if (NEUTRALS.has(s) || NEUTRALS.has(c)) return 1;
-  const fs = FAMILIES[s] ?? s; const fc = FAMILIES[c] ?? c;
-  if (fs === fc) return 0.8;
-  return HARMONY.has(pair(fs, fc)) ? 0.6 : 0.3;
+  if (s === 'neutral' || c === 'neutral') return 1;
+  if (s === c) return 0.8;
+  return HARMONY.has(pair(s, c)) ? 0.6 : 0.3;
+}
+
+export function colourScore(source: string, candidate: string): number {
+  const classOf = (colour: string) => { const f = fold(colour); return !f ? '' : NEUTRALS.has(f) ? 'neutral' : FAMILIES[f] ?? f; };
+  return colourClassScore(classOf(source), classOf(candidate));
 }
 
 export function priceScore(source: number | null, candidate: number | null): number {
@@ -66,9 +88,19 @@ export function seasonScore(source: string, candidate: string): number {
   return fold(source) === fold(candidate) ? 1 : 0.5;
 }
 
+/** The part of the score that does not depend on price (usage, colour, season), on folded traits. */
+export function categoricalScore(source: Traits, candidate: Traits): number {
+  return 0.3 * usageScore(source.usage, candidate.usage) + 0.3 * colourClassScore(source.colourClass, candidate.colourClass) + 0.15 * seasonScore(source.season, candidate.season);
+}
+
+/** The price part: exp(-|ln ratio|), 0.5 when either price is unknown. */
+export function priceBandScore(source: Traits, candidate: Traits): number {
+  const gap = Math.abs(candidate.logPrice - source.logPrice);
+  return Number.isNaN(gap) ? 0.5 : Math.exp(-gap);
+}
+
 export function complementScore(source: Traits, candidate: Traits): number {
-  return 0.3 * usageScore(source.usage, candidate.usage) + 0.3 * colourScore(source.colour, candidate.colour)
-    + 0.25 * priceScore(source.price, candidate.price) + 0.15 * seasonScore(source.season, candidate.season);
+  return categoricalScore(source, candidate) + 0.25 * priceBandScore(source, candidate);
 }
 
 /** Checks an operator's taxonomy: groups of categories, and which groups complement which. */

@@ -4,7 +4,7 @@ import { VISIBLE_STATUSES } from '../products/quality-checks.js';
 import type { Store } from '../stores/store.js';
 import { IMAGE_FIELDS } from '../products/quality-checks.js';
 import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
-import { complementScore, departmentsFit, parseTaxonomy, usageClashes, type Taxonomy, type Traits } from './complement-rules.js';
+import { categoricalScore, departmentsFit, parseTaxonomy, priceBandScore, traitsOf, usageClashes, type Taxonomy, type Traits } from './complement-rules.js';
 
 export const MAX_CATEGORIES = 8;
 const REBUILD_AFTER = 5000;
@@ -18,8 +18,50 @@ interface StoreIndex {
   seq: number;
   groupOf: Map<string, string>;
   taxonomy: Taxonomy;
-  /** Visible products by complement group. */
-  byGroup: Map<string, Map<string, Candidate>>;
+  /**
+   * Visible products by complement group, then (folded) department, then bucket of equal usage,
+   * colour class, season, image presence and price presence. Inside a bucket only the price part
+   * of the score varies, so a request takes the nearest prices of each bucket instead of scoring
+   * every candidate.
+   */
+  byGroup: Map<string, Map<string, Map<string, Bucket>>>;
+  /** Where each product sits, for incremental updates. */
+  located: Map<string, Bucket>;
+}
+
+interface Bucket { sample: Traits; items: Candidate[] }
+
+/** Items sorted by ln(price), then product_code (items without a price sit in buckets of their own, by code). */
+function compareItems(a: Candidate, b: Candidate): number {
+  return a.traits.logPrice - b.traits.logPrice || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+}
+
+const bucketKey = (t: Traits) => `${t.usage}\u0000${t.colourClass}\u0000${t.season}\u0000${t.hasImage ? 1 : 0}\u0000${Number.isNaN(t.logPrice) ? 0 : 1}`;
+
+function insertSorted(items: Candidate[], candidate: Candidate) {
+  let lo = 0; let hi = items.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (compareItems(items[mid], candidate) < 0) lo = mid + 1; else hi = mid; }
+  items.splice(lo, 0, candidate);
+}
+
+/** Up to `k` items of a bucket nearest in price to `logPrice` (ties: lower price, then code), skipping `skip`. */
+function nearest(items: Candidate[], logPrice: number, k: number, skip: (c: Candidate) => boolean): Candidate[] {
+  const out: Candidate[] = [];
+  if (Number.isNaN(logPrice) || Number.isNaN(items[0]?.traits.logPrice)) {
+    // Price plays no part: product_code order.
+    const byCode = items.length <= k ? [...items] : [...items].sort((a, b) => (a.code < b.code ? -1 : 1));
+    for (const item of byCode.sort((a, b) => (a.code < b.code ? -1 : 1))) { if (!skip(item)) out.push(item); if (out.length === k) break; }
+    return out;
+  }
+  let hi = 0; let lo2 = items.length;
+  while (hi < lo2) { const mid = (hi + lo2) >> 1; if (items[mid].traits.logPrice < logPrice) hi = mid + 1; else lo2 = mid; }
+  let lo = hi - 1;
+  while (out.length < k && (lo >= 0 || hi < items.length)) {
+    const takeHigh = lo < 0 || (hi < items.length && items[hi].traits.logPrice - logPrice < logPrice - items[lo].traits.logPrice);
+    const item = takeHigh ? items[hi++] : items[lo--];
+    if (!skip(item)) out.push(item);
+  }
+  return out;
 }
 
 function priceOf(value: unknown): number | null {
@@ -33,7 +75,7 @@ function candidateOf(code: string, attributes: Record<string, unknown>, groupOf:
   return {
     code, title: text(attributes['Product Name']) || code, category, group: groupOf.get(category.trim().toLowerCase()),
     price: text(attributes['Selling Price']) || null, currency: text(attributes.Currency), imageUrl,
-    traits: { department: text(attributes.Department), usage: text(attributes.Usage), colour: text(attributes.Colour), price: priceOf(attributes['Selling Price']), season: text(attributes.Season), hasImage: imageUrl !== '' },
+    traits: traitsOf({ department: text(attributes.Department), usage: text(attributes.Usage), colour: text(attributes.Colour), price: priceOf(attributes['Selling Price']), season: text(attributes.Season), hasImage: imageUrl !== '' }),
   };
 }
 
@@ -44,6 +86,8 @@ function candidateOf(code: string, attributes: Record<string, unknown>, groupOf:
  */
 export class RecommendationsService {
   readonly #indexes = new Map<string, StoreIndex>();
+  /** One refresh per store at a time: concurrent first requests share the build. */
+  readonly #refreshing = new Map<string, Promise<StoreIndex>>();
 
   constructor(private readonly storage: StorageHandle) {}
 
@@ -53,7 +97,15 @@ export class RecommendationsService {
     return store.complementsTaxonomy ? parseTaxonomy(JSON.parse(store.complementsTaxonomy)) : RecommendationsService.defaultTaxonomy();
   }
 
-  async #index(store: Store): Promise<StoreIndex> {
+  #index(store: Store): Promise<StoreIndex> {
+    const pending = this.#refreshing.get(store.id);
+    if (pending) return pending;
+    const refresh = this.#refresh(store).finally(() => this.#refreshing.delete(store.id));
+    this.#refreshing.set(store.id, refresh);
+    return refresh;
+  }
+
+  async #refresh(store: Store): Promise<StoreIndex> {
     const taxonomyKey = store.complementsTaxonomy ?? 'default';
     const db = this.storage.db;
     const latest = Number((await db.selectFrom('stores').select('change_seq').where('id', '=', store.id).executeTakeFirstOrThrow()).change_seq);
@@ -62,7 +114,7 @@ export class RecommendationsService {
     if (!index || index.taxonomyKey !== taxonomyKey || latest - index.seq > REBUILD_AFTER) {
       const taxonomy = this.taxonomyOf(store);
       const groupOf = new Map(Object.entries(taxonomy.groups).flatMap(([group, categories]) => categories.map((c) => [c.trim().toLowerCase(), group] as const)));
-      index = { taxonomyKey, seq: latest, taxonomy, groupOf, byGroup: new Map() };
+      index = { taxonomyKey, seq: latest, taxonomy, groupOf, byGroup: new Map(), located: new Map() };
       const rows = await db.selectFrom('products').select(['product_code', 'attributes']).where('store_id', '=', store.id).where('status', 'in', [...VISIBLE_STATUSES]).execute();
       for (const row of rows) this.#put(index, candidateOf(row.product_code, JSON.parse(row.attributes), groupOf));
       this.#indexes.set(store.id, index);
@@ -72,7 +124,12 @@ export class RecommendationsService {
     const changed = await db.selectFrom('change_log').select('entity_key').distinct()
       .where('store_id', '=', store.id).where('entity', '=', 'product').where('seq', '>', index.seq).where('seq', '<=', latest).execute();
     const codes = changed.map((c) => c.entity_key);
-    for (const group of index.byGroup.values()) for (const code of codes) group.delete(code);
+    for (const code of codes) {
+      const bucket = index.located.get(code);
+      if (!bucket) continue;
+      bucket.items.splice(bucket.items.findIndex((c) => c.code === code), 1);
+      index.located.delete(code);
+    }
     for (let i = 0; i < codes.length; i += 500) {
       const rows = await db.selectFrom('products').select(['product_code', 'attributes']).where('store_id', '=', store.id)
         .where('status', 'in', [...VISIBLE_STATUSES]).where('product_code', 'in', codes.slice(i, i + 500)).execute();
@@ -86,7 +143,18 @@ export class RecommendationsService {
     if (!candidate.group) return;
     let group = index.byGroup.get(candidate.group);
     if (!group) { group = new Map(); index.byGroup.set(candidate.group, group); }
-    group.set(candidate.code, candidate);
+    let department = group.get(candidate.traits.department);
+    if (!department) { department = new Map(); group.set(candidate.traits.department, department); }
+    const key = bucketKey(candidate.traits);
+    let bucket = department.get(key);
+    if (!bucket) { bucket = { sample: candidate.traits, items: [] }; department.set(key, bucket); }
+    insertSorted(bucket.items, candidate);
+    index.located.set(candidate.code, bucket);
+  }
+
+  /** The buckets of a group whose department fits the source's. */
+  #fitting(index: StoreIndex, group: string, department: string): Bucket[] {
+    return [...(index.byGroup.get(group) ?? [])].filter(([key]) => departmentsFit(department, key)).flatMap(([, buckets]) => [...buckets.values()]);
   }
 
   async complementary(store: Store, productCode: string, limit: number) {
@@ -100,10 +168,8 @@ export class RecommendationsService {
 
     const pinnedByGroup = new Map<string, Candidate[]>();
     for (const code of pinned) {
-      for (const [group, members] of index.byGroup) {
-        const candidate = members.get(code);
-        if (candidate && group !== source.group && code !== source.code) pinnedByGroup.set(group, [...(pinnedByGroup.get(group) ?? []), candidate]);
-      }
+      const candidate = index.located.get(code)?.items.find((c) => c.code === code);
+      if (candidate?.group && candidate.group !== source.group && code !== source.code) pinnedByGroup.set(candidate.group, [...(pinnedByGroup.get(candidate.group) ?? []), candidate]);
     }
     const groups = [...new Set([...pinnedByGroup.keys(), ...(source.group ? index.taxonomy.complements[source.group] ?? [] : [])])]
       .filter((g) => g !== source.group);
@@ -112,11 +178,14 @@ export class RecommendationsService {
       if (categories.length >= MAX_CATEGORIES) break;
       const first = (pinnedByGroup.get(group) ?? []).map((c) => ({ candidate: c, score: 1 }));
       const taken = new Set(first.map((f) => f.candidate.code));
+      const skip = (c: Candidate) => c.code === source.code || taken.has(c.code);
       const scored: Array<{ candidate: Candidate; score: number }> = [];
-      for (const candidate of index.byGroup.get(group)?.values() ?? []) {
-        if (taken.has(candidate.code) || candidate.code === source.code) continue;
-        if (!departmentsFit(source.traits.department, candidate.traits.department) || usageClashes(source.traits.usage, candidate.traits.usage)) continue;
-        scored.push({ candidate, score: complementScore(source.traits, candidate.traits) });
+      for (const bucket of this.#fitting(index, group, source.traits.department)) {
+        if (bucket.items.length === 0 || usageClashes(source.traits.usage, bucket.sample.usage)) continue;
+        const categorical = categoricalScore(source.traits, bucket.sample);
+        for (const candidate of nearest(bucket.items, source.traits.logPrice, limit, skip)) {
+          scored.push({ candidate, score: categorical + 0.25 * priceBandScore(source.traits, candidate.traits) });
+        }
       }
       scored.sort((a, b) => Number(b.candidate.traits.hasImage) - Number(a.candidate.traits.hasImage) || b.score - a.score || (a.candidate.code < b.candidate.code ? -1 : 1));
       const products = [...first, ...scored].slice(0, limit).map(({ candidate, score }) => ({
