@@ -5,7 +5,8 @@ import { createContainer, type Container } from '../container.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { startServer } from '../server.js';
 import { AppError } from '../errors.js';
-import { fail, printResult } from './output.js';
+import { createProgress, fail, printResult } from './output.js';
+import { formatOf, importCatalog } from '../modules/products/catalog-import.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -125,6 +126,43 @@ synonyms.command('set').description('replace a store\'s synonyms with a JSON fil
     }
     const result = await withContainer((c) => c.stores.setSynonyms(options.store, parsed));
     printResult(!!options.json, { store_uuid: options.store, ...result }, `synonyms of store ${options.store} replaced (${result.synonyms.length} groups)`);
+  });
+
+program.command('import').description('import a catalog file (.csv, .json array, .ndjson) through the store\'s mapping profile')
+  .requiredOption('--store <uuid>', 'store uuid')
+  .argument('<file>', 'the catalog file')
+  .option('--json', 'print the summary as one JSON object')
+  .option('--rejects <file>', 'write every rejected row (NDJSON: line, product_code, reason, details, row)')
+  .option('--delimiter <char>', 'CSV delimiter (default: detected from the header)')
+  .option('--encoding <name>', 'text encoding: utf-8 (default), latin1, utf-16le')
+  .action(async (file: string, options: { store: string; json?: boolean; rejects?: string; delimiter?: string; encoding?: string }) => {
+    if (!fs.existsSync(file)) fail(`cannot read ${file}: no such file`);
+    const encodings: Record<string, BufferEncoding> = { 'utf-8': 'utf8', utf8: 'utf8', latin1: 'latin1', 'iso-8859-1': 'latin1', 'utf-16le': 'utf16le', utf16le: 'utf16le' };
+    const encoding = options.encoding === undefined ? undefined : encodings[options.encoding.toLowerCase()];
+    if (options.encoding !== undefined && !encoding) fail(`--encoding must be one of utf-8, latin1, utf-16le; got "${options.encoding}"`);
+    if (options.delimiter !== undefined && options.delimiter.replace('\\t', '\t').length !== 1) fail('--delimiter must be one character (\\t for tab)');
+    const rejects = options.rejects ? fs.createWriteStream(options.rejects) : undefined;
+    const progress = createProgress();
+    try {
+      const summary = await withContainer(async (c) => {
+        const store = await c.stores.getStore(options.store);
+        return importCatalog(c.products, store, file, {
+          format: formatOf(file),
+          delimiter: options.delimiter?.replace('\\t', '\t'),
+          encoding,
+          onReject: (reject) => rejects?.write(`${JSON.stringify(reject)}\n`),
+          onProgress: progress.update,
+        });
+      });
+      progress.stop();
+      printResult(!!options.json, summary, [
+        `${summary.rows} rows: ${summary.inserted} inserted, ${summary.updated} updated, ${summary.failed} failed in ${summary.seconds} s`,
+        ...Object.entries(summary.failures).map(([reason, n]) => `  ${reason}: ${n}`),
+      ]);
+    } finally {
+      progress.stop();
+      await new Promise((resolve) => (rejects ? rejects.end(resolve) : resolve(undefined)));
+    }
   });
 
 const complements = program.command('complements').description('complete-the-look taxonomy');

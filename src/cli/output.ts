@@ -1,3 +1,4 @@
+import cliProgress from 'cli-progress';
 /** What a CLI command prints: with --json exactly one JSON object on stdout, else readable lines. */
 export function printResult(json: boolean, result: unknown, human: string | string[]) {
   if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -8,4 +9,30 @@ export function printResult(json: boolean, result: unknown, human: string | stri
 export function fail(message: string, exitCode = 1): never {
   process.stderr.write(`vitrine: ${message.split('\n')[0]}\n`);
   process.exit(exitCode);
+}
+
+/**
+ * Import progress on stderr: a bar with rows, rows/s and ETA on a terminal, a plain line every
+ * few seconds otherwise (logs, CI). Nothing touches stdout, which --json keeps for the summary.
+ */
+export function createProgress() {
+  const started = Date.now();
+  let lastLine = 0;
+  let bar: import('cli-progress').SingleBar | undefined;
+  const update = (rows: number, bytesRead: number, totalBytes: number) => {
+    const seconds = Math.max((Date.now() - started) / 1000, 0.001);
+    const rate = Math.round(rows / seconds);
+    if (process.stderr.isTTY) {
+      if (!bar) {
+        bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'importing [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {eta_formatted}' }, cliProgress.Presets.shades_classic);
+        bar.start(totalBytes, 0, { rows: 0, rate: 0 });
+      }
+      bar.update(bytesRead, { rows, rate });
+    } else if (Date.now() - lastLine > 2000) {
+      lastLine = Date.now();
+      const percent = totalBytes > 0 ? Math.round((bytesRead / totalBytes) * 100) : 0;
+      process.stderr.write(`importing: ${rows} rows, ${rate} rows/s, ${percent}% of the file\n`);
+    }
+  };
+  return { update, stop: () => { bar?.stop(); bar = undefined; } };
 }

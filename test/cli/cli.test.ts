@@ -1,46 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
-import { POSTGRES_SKIP, POSTGRES_URL } from '../helpers/backends.js';
-
-const BIN = path.resolve('bin/vitrine.js');
-
-function runCli(databaseUrl: string, args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8', timeout: 30_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { describe, it } from 'node:test';
+import { POSTGRES_SKIP } from '../helpers/backends.js';
+import { cliDatabase, runCli } from '../helpers/cli.js';
 
 function cliSuite(dialect: 'sqlite' | 'postgres') {
   describe(`vitrine CLI [${dialect}]`, { skip: dialect === 'postgres' ? POSTGRES_SKIP : false }, () => {
-    let databaseUrl = '';
-    let cleanup = async () => {};
-    before(async () => {
-      if (dialect === 'sqlite') {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-cli-'));
-        databaseUrl = `sqlite:${path.join(dir, 'cli.db')}`;
-        cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-      } else {
-        const schema = `cli_${randomBytes(5).toString('hex')}`;
-        const client = new pg.Client({ connectionString: POSTGRES_URL });
-        await client.connect();
-        await client.query(`CREATE SCHEMA ${schema}`);
-        await client.end();
-        databaseUrl = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-        cleanup = async () => {
-          const c = new pg.Client({ connectionString: POSTGRES_URL });
-          await c.connect();
-          await c.query(`DROP SCHEMA ${schema} CASCADE`);
-          await c.end();
-        };
-      }
-    });
-    after(() => cleanup());
-    const cli = (...args: string[]) => runCli(databaseUrl, args);
+    const databaseUrl = cliDatabase(dialect);
+    const cli = (...args: string[]) => runCli(databaseUrl(), args);
     const storeCount = () => JSON.parse(cli('store', 'list', '--json').stdout).stores.length as number;
 
     it('migrate exits 0 and is idempotent', () => {

@@ -5,11 +5,15 @@ import type { ProductsTable } from '../../storage/schema.js';
 export type ProductRow = Insertable<ProductsTable>;
 
 /** Rows for the given codes, locked for the rest of the transaction where the engine has row locks. */
-export function lockProducts(db: Executor, dialect: StorageDialect, storeId: string, codes: string[]) {
-  return dialect.lockRows(
-    db.selectFrom('products').select(['product_code', 'status', 'attributes'])
-      .where('store_id', '=', storeId).where('product_code', 'in', codes).orderBy('product_code'),
-  ).execute();
+export async function lockProducts(db: Executor, dialect: StorageDialect, storeId: string, codes: string[]) {
+  const rows = [];
+  for (let i = 0; i < codes.length; i += 1000) {
+    rows.push(...await dialect.lockRows(
+      db.selectFrom('products').select(['product_code', 'status', 'attributes'])
+        .where('store_id', '=', storeId).where('product_code', 'in', codes.slice(i, i + 1000)).orderBy('product_code'),
+    ).execute());
+  }
+  return rows;
 }
 
 /**
@@ -17,8 +21,14 @@ export function lockProducts(db: Executor, dialect: StorageDialect, storeId: str
  * created. A concurrent writer of the same code waits on the unique key, then finds the row: so
  * inserted/updated counts stay exact and no code is ever stored twice.
  */
-export async function claimNewCodes(db: Executor, storeId: string, codes: string[], now: string): Promise<Set<string>> {
-  if (codes.length === 0) return new Set();
+export async function claimNewCodes(db: Executor, dialect: StorageDialect, storeId: string, codes: string[], now: string): Promise<Set<string>> {
+  const claimed = new Set<string>();
+  for (const chunk of chunksOf(codes, 12, dialect.maxParameters)) for (const code of await claimChunk(db, storeId, chunk, now)) claimed.add(code);
+  return claimed;
+}
+
+async function claimChunk(db: Executor, storeId: string, codes: string[], now: string): Promise<string[]> {
+  if (codes.length === 0) return [];
   const rows = await db.insertInto('products')
     .values(codes.map((code) => ({
       store_id: storeId, product_code: code, parent_code: null, status: 'new', title: null, category: null, department: null,
@@ -27,17 +37,29 @@ export async function claimNewCodes(db: Executor, storeId: string, codes: string
     .onConflict((oc) => oc.columns(['store_id', 'product_code']).doNothing())
     .returning('product_code')
     .execute();
-  return new Set(rows.map((row) => row.product_code));
+  return rows.map((row) => row.product_code);
 }
 
 export async function deleteProducts(db: Executor, storeId: string, codes: string[]) {
-  if (codes.length === 0) return;
-  await db.deleteFrom('product_problems').where('store_id', '=', storeId).where('product_code', 'in', codes).execute();
-  await db.deleteFrom('products').where('store_id', '=', storeId).where('product_code', 'in', codes).execute();
+  for (let i = 0; i < codes.length; i += 1000) {
+    const chunk = codes.slice(i, i + 1000);
+    await db.deleteFrom('product_problems').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
+    await db.deleteFrom('products').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
+  }
 }
 
+/** Rows per multi-row statement, under the engine's bind-parameter limit. */
+const chunksOf = <T>(rows: T[], columns: number, maxParameters: number) => {
+  const size = Math.max(1, Math.floor(maxParameters / columns));
+  return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
+};
+
 /** Writes full product rows over existing (or just-claimed) ones. */
-export async function writeProducts(db: Executor, rows: ProductRow[]) {
+export async function writeProducts(db: Executor, dialect: StorageDialect, rows: ProductRow[]) {
+  for (const chunk of chunksOf(rows, 12, dialect.maxParameters)) await writeProductChunk(db, chunk);
+}
+
+async function writeProductChunk(db: Executor, rows: ProductRow[]) {
   if (rows.length === 0) return;
   await db.insertInto('products').values(rows)
     .onConflict((oc) => oc.columns(['store_id', 'product_code']).doUpdateSet((eb) => ({
@@ -54,12 +76,13 @@ export async function writeProducts(db: Executor, rows: ProductRow[]) {
     .execute();
 }
 
-export async function replaceProblems(db: Executor, storeId: string, problemsByCode: Map<string, readonly string[]>) {
+export async function replaceProblems(db: Executor, dialect: StorageDialect, storeId: string, problemsByCode: Map<string, readonly string[]>) {
   const codes = [...problemsByCode.keys()];
-  if (codes.length === 0) return;
-  await db.deleteFrom('product_problems').where('store_id', '=', storeId).where('product_code', 'in', codes).execute();
+  for (const chunk of chunksOf(codes, 1, dialect.maxParameters - 1)) {
+    await db.deleteFrom('product_problems').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
+  }
   const rows = codes.flatMap((code) => problemsByCode.get(code)!.map((reason) => ({ store_id: storeId, product_code: code, reason })));
-  if (rows.length > 0) await db.insertInto('product_problems').values(rows).execute();
+  for (const chunk of chunksOf(rows, 3, dialect.maxParameters)) if (chunk.length > 0) await db.insertInto('product_problems').values(chunk).execute();
 }
 
 export async function recordSkuRejections(db: Executor, row: { id: string; store_id: string; rejected_at: string; count: number }) {

@@ -11,6 +11,8 @@ import * as repo from './products.repository.js';
 /** CONTRACT §6 / seed limits: create and update take 1..100 items. */
 export const MAX_BATCH_ITEMS = 100;
 export const MAX_DELETE_CODES = 1000;
+/** File imports write in larger transactions than the API's 100-item batches. */
+export const MAX_IMPORT_BATCH = 5000;
 
 export interface ProductWarning { product_code: string; reasons: string[] }
 export interface InsertDataResponse { inserted: number; updated: number; failed: number; error_info: ItemFailure[]; warnings?: ProductWarning[] }
@@ -50,8 +52,13 @@ export class ProductsService {
     return { updated, failed, error_info, ...(warnings.length ? { warnings } : {}) };
   }
 
-  async #write(store: Store, body: Record<string, unknown>[], mode: WriteMode) {
-    if (body.length > MAX_BATCH_ITEMS) throw new PayloadTooLargeError(`at most ${MAX_BATCH_ITEMS} items per request, got ${body.length}`);
+  /** The same validation, checks and change feed as POST /v1/products, for a batch of a file import. */
+  async importBatch(store: Store, items: Record<string, unknown>[]) {
+    return this.#write(store, items, 'upsert', MAX_IMPORT_BATCH);
+  }
+
+  async #write(store: Store, body: Record<string, unknown>[], mode: WriteMode, maxItems = MAX_BATCH_ITEMS) {
+    if (body.length > maxItems) throw new PayloadTooLargeError(`at most ${maxItems} items per request, got ${body.length}`);
     const profile = store.mappingProfile;
     if (!profile) throw new NotFoundError('mapping profile not found', 'mapping');
 
@@ -62,8 +69,12 @@ export class ProductsService {
 
     const result = await inTransaction(this.storage, async (trx) => {
       const now = new Date().toISOString();
-      const fresh = mode === 'upsert' ? await repo.claimNewCodes(trx, store.id, codes, now) : new Set<string>();
+      // Where writers run concurrently (PostgreSQL), new codes are claimed under the primary key first;
+      // SQLite has one writer per transaction, so the locked read alone tells new from existing and
+      // a new product is written once.
+      const claimed = mode === 'upsert' && this.storage.dialect.supportsRowLocks ? await repo.claimNewCodes(trx, this.storage.dialect, store.id, codes, now) : undefined;
       const existing = new Map((codes.length ? await repo.lockProducts(trx, this.storage.dialect, store.id, codes) : []).map((row) => [row.product_code, row]));
+      const fresh = claimed ?? new Set(mode === 'upsert' ? codes.filter((code) => !existing.has(code)) : []);
 
       const rows: repo.ProductRow[] = [];
       const problemsByCode = new Map<string, readonly string[]>();
@@ -81,13 +92,13 @@ export class ProductsService {
           itemFailures.push({ index: item.index, product_code: item.code, reason, details });
           if (isNew) abandoned.push(item.code);
         };
-        if (!row) { failItem('not_found', `product ${item.code} does not exist`); continue; }
-        const previous = isNew ? undefined : (JSON.parse(row.attributes) as Record<string, unknown>);
+        if (!row && !isNew) { failItem('not_found', `product ${item.code} does not exist`); continue; }
+        const previous = isNew || !row ? undefined : (JSON.parse(row.attributes) as Record<string, unknown>);
         const fields = mergeFields(mode === 'update' ? previous : undefined, item.fields);
         const missing = missingRequiredFields(profile, fields);
         if (missing.length > 0) { failItem('missing_required_field', `required field(s) missing: ${missing.join(', ')}`); continue; }
         const problems = qualityProblems(fields);
-        const resolved = resolveStatus({ existing: isNew ? undefined : (row.status as ProductStatus), requested: item.requestedStatus, problems });
+        const resolved = resolveStatus({ existing: isNew || !row ? undefined : (row.status as ProductStatus), requested: item.requestedStatus, problems });
         if ('failure' in resolved) { failItem(resolved.failure, `cannot set Status active: ${problems.join(', ')}`); continue; }
 
         rows.push({
@@ -111,8 +122,8 @@ export class ProductsService {
       }
 
       await repo.deleteProducts(trx, store.id, abandoned);
-      await repo.writeProducts(trx, rows);
-      await repo.replaceProblems(trx, store.id, problemsByCode);
+      await repo.writeProducts(trx, this.storage.dialect, rows);
+      await repo.replaceProblems(trx, this.storage.dialect, store.id, problemsByCode);
       if (missingSku > 0) await repo.recordSkuRejections(trx, { id: randomUUID(), store_id: store.id, rejected_at: now, count: missingSku });
       await this.changes.append(trx, store.id, entries);
       return { inserted, updated, itemFailures, warnings };

@@ -1,0 +1,43 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before } from 'node:test';
+import pg from 'pg';
+import { POSTGRES_URL } from './backends.js';
+
+const BIN = path.resolve('bin/vitrine.js');
+
+export interface CliResult { status: number | null; stdout: string; stderr: string }
+
+export function runCli(databaseUrl: string, args: string[]): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function onPostgres(statement: string) {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try { await client.query(statement); } finally { await client.end(); }
+}
+
+/** Inside a describe: a fresh database for the CLI (a SQLite file, or a PostgreSQL schema via the URL's options). */
+export function cliDatabase(dialect: 'sqlite' | 'postgres'): () => string {
+  let url = '';
+  let cleanup = async () => {};
+  before(async () => {
+    if (dialect === 'sqlite') {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-cli-'));
+      url = `sqlite:${path.join(dir, 'cli.db')}`;
+      cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+    } else {
+      const schema = `cli_${randomBytes(5).toString('hex')}`;
+      await onPostgres(`CREATE SCHEMA ${schema}`);
+      url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+      cleanup = () => onPostgres(`DROP SCHEMA ${schema} CASCADE`);
+    }
+  });
+  after(() => cleanup());
+  return () => url;
+}
