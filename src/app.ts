@@ -12,6 +12,7 @@ import { registerAdminAuth, registerTenantAuth } from './http/auth.js';
 import { errorEnvelope } from './http/envelope.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
+import { importRoutes } from './modules/admin/import.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
@@ -100,6 +101,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     await app.register(async (admin) => {
       registerAdminAuth(admin, adminToken);
       await admin.register(adminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer, recommendations: container.recommendations });
+      await admin.register(importRoutes, { imports: container.imports });
     }, { prefix: '/admin/v1' });
   }
 

@@ -13,6 +13,8 @@ const ConfigSchema = Type.Object({
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   /** JSON bodies (CONTRACT §4: 10 MB). */
   bodyLimitBytes: Type.Integer({ minimum: 1 }),
+  /** Where uploaded import files and their rejects are kept (VITRINE_DATA_DIR). */
+  dataDir: Type.String({ minLength: 1 }),
   /** Asset formats accepted as asset_type / asset_format (catalog-api: loaded from configuration). */
   assetFormats: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
 });
@@ -48,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowPrivateFetch: parseBoolean('VITRINE_ALLOW_PRIVATE_FETCH', env.VITRINE_ALLOW_PRIVATE_FETCH, false),
     logLevel: (env.LOG_LEVEL || 'info') as Config['logLevel'],
     bodyLimitBytes: 10 * 1024 * 1024,
+    dataDir: env.VITRINE_DATA_DIR || './var',
     assetFormats: env.VITRINE_ASSET_FORMATS
       ? env.VITRINE_ASSET_FORMATS.split(',').map((s) => s.trim()).filter(Boolean)
       : DEFAULT_ASSET_FORMATS,

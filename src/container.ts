@@ -12,6 +12,7 @@ import { SearchIndexer } from './modules/search/search-indexer.js';
 import { SearchService } from './modules/search/search.service.js';
 import { CollectionsService } from './modules/collections/collections.service.js';
 import { RecommendationsService } from './modules/recommendations/recommendations.service.js';
+import { ImportsService } from './modules/products/imports.service.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -27,6 +28,7 @@ export interface Container {
   search: SearchService;
   collections: CollectionsService;
   recommendations: RecommendationsService;
+  imports: ImportsService;
   close(): Promise<void>;
 }
 
@@ -56,9 +58,11 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const search = new SearchService(storage, textIndex, searchIndexer);
   const collections = new CollectionsService(storage, changes, counts);
   const recommendations = new RecommendationsService(storage);
+  const imports = new ImportsService(storage, products, stores, { dataDir: config.dataDir, allowPrivateFetch: config.allowPrivateFetch });
   return {
-    config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search, collections, recommendations,
+    config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search, collections, recommendations, imports,
     async close() {
+      await imports.stop();
       await searchIndexer.stop();
       await collections.stop();
       redis?.disconnect();

@@ -23,6 +23,7 @@ export async function startServer(config: Config, print: (line: string) => void 
   // The text index follows the change log in the background (queries also catch up inline).
   container.searchIndexer.start(200, (err) => app.log.error({ err }, 'search indexing failed'));
   container.collections.start(200, (err) => app.log.error({ err }, 'collection refresh failed'));
+  container.imports.start();
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');

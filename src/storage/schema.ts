@@ -105,6 +105,22 @@ export interface CollectionMembersTable { store_id: string; collection_id: strin
 
 export interface ProductPinsTable { store_id: string; product_code: string; pinned: string }
 
+export interface ImportsTable {
+  id: string;
+  store_id: string;
+  status: string;
+  format: string;
+  source: string;
+  file_path: string;
+  options: string;
+  progress_rows: Generated<number>;
+  summary: string | null;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   stores: StoresTable;
@@ -121,4 +137,5 @@ export interface Database {
   collection_members: CollectionMembersTable;
   search_vocab: SearchVocabTable;
   product_pins: ProductPinsTable;
+  imports: ImportsTable;
 }

@@ -1,0 +1,93 @@
+import dns from 'node:dns';
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import ipaddr from 'ipaddr.js';
+import { Agent, request } from 'undici';
+import { InvalidInputError } from '../errors.js';
+
+/** Address ranges never fetched unless private fetching is allowed (CONTRACT §8). */
+const REFUSED_RANGES = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'private', 'uniqueLocal', 'ipv4Mapped', 'carrierGradeNat', 'reserved', 'rfc6145', 'rfc6052', '6to4', 'teredo', 'benchmarking', 'amt', 'as112', 'deprecated', 'orchid2']);
+
+export function isRefusedAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  // 169.254.169.254 (cloud metadata) is link-local; 100.100.100.200 (Alibaba metadata) is carrier-grade NAT.
+  return REFUSED_RANGES.has(parsed.range());
+}
+
+export interface FetchLimits { maxBytes: number; timeoutMs: number; maxRedirects: number; allowPrivate: boolean }
+
+export class FetchRefusedError extends InvalidInputError {}
+
+/**
+ * The dispatcher checks every address a hostname resolves to when it connects, so the address
+ * checked is the address used: no gap for DNS rebinding between a check and the connection.
+ */
+function guardedAgent(allowPrivate: boolean) {
+  return new Agent({
+    connect: {
+      lookup: (hostname, options, callback) => {
+        dns.lookup(hostname, { all: true }, (error, addresses) => {
+          if (error) return callback(error, '', 4);
+          const refused = !allowPrivate && addresses.find((a) => isRefusedAddress(a.address));
+          if (refused) return callback(new FetchRefusedError(`refused to fetch from ${hostname}: ${refused.address} is a private, loopback, link-local or metadata address`, 'url'), '', 4);
+          if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+          return callback(null, addresses[0].address, addresses[0].family);
+        });
+      },
+    },
+  });
+}
+
+/** Downloads `url` to `target`, following at most `maxRedirects` redirects (each one re-checked), within the limits. */
+export async function fetchToFile(url: string, target: string, limits: FetchLimits): Promise<{ bytes: number; contentType: string | undefined }> {
+  const agent = guardedAgent(limits.allowPrivate);
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
+  try {
+    let current = url;
+    for (let hop = 0; ; hop++) {
+      let parsed: URL;
+      try { parsed = new URL(current); } catch { throw new InvalidInputError(`not a URL: ${current}`, 'url'); }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidInputError('only http(s) URLs are fetched', 'url');
+      if (parsed.username || parsed.password) throw new InvalidInputError('URLs with credentials are not fetched', 'url');
+      // An IP-literal host never goes through the resolver hook: check it here, on every hop.
+      const literal = parsed.hostname.replace(/^\[|\]$/g, '');
+      if (!limits.allowPrivate && ipaddr.isValid(literal) && isRefusedAddress(literal)) {
+        throw new FetchRefusedError(`refused to fetch from ${literal}: a private, loopback, link-local or metadata address`, 'url');
+      }
+      const response = await request(parsed, { dispatcher: agent, signal: deadline, maxRedirections: 0 });
+      if ([301, 302, 303, 307, 308].includes(response.statusCode)) {
+        await response.body.dump();
+        const location = response.headers.location;
+        if (hop >= limits.maxRedirects || typeof location !== 'string') throw new InvalidInputError(`more than ${limits.maxRedirects} redirects`, 'url');
+        current = new URL(location, parsed).toString();
+        continue;
+      }
+      if (response.statusCode !== 200) {
+        await response.body.dump();
+        throw new InvalidInputError(`the URL answered HTTP ${response.statusCode}`, 'url');
+      }
+      let bytes = 0;
+      const cap = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length;
+          if (bytes > limits.maxBytes) done(new InvalidInputError(`the file is larger than ${limits.maxBytes} bytes`, 'url'));
+          else done(null, chunk);
+        },
+      });
+      await pipeline(response.body, cap, fs.createWriteStream(target));
+      const type = response.headers['content-type'];
+      return { bytes, contentType: Array.isArray(type) ? type[0] : type };
+    }
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof InvalidInputError) throw cause;
+    if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') throw new InvalidInputError(`the URL did not answer within ${limits.timeoutMs / 1000} s`, 'url');
+    throw new InvalidInputError(`cannot fetch the URL: ${(error as Error).message}`, 'url');
+  } finally {
+    await agent.close();
+  }
+}
