@@ -1,11 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
-import { migrateToLatest } from '../src/storage/migrate.js';
-import { sql } from 'kysely';
-import { fmt, freshDatabase, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, toProduct } from './lib/harness.js';
+import { analyzeIfPostgres, bareRouteWith, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct } from './lib/harness.js';
 
 // Assets: link 6 images to each catalog product through POST /v1/assets, then GET /v1/assets?limit=50.
 if (skipWithoutShared('assets.bench')) process.exit(0);
@@ -15,12 +10,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const ITEMS_PER_REQUEST = 100;
 
 async function runEngine(engine: 'sqlite' | 'postgres') {
-  const db = await freshDatabase(engine);
-  const setup = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
-  await migrateToLatest(setup.storage);
-  const created = await setup.stores.createStore({ workspaceName: 'Bench', name: 'Bench Store', channels: ['web', 'app'] });
-  const store = await setup.stores.getStore(created.store_uuid);
-  for (let i = 0; i < products.length; i += 100) await setup.products.upsertProducts(store, products.slice(i, i + 100));
+  const { db, container: setup, created } = await storeWithProducts(engine, products, { channels: ['web', 'app'] });
   await setup.close();
 
   const server = await startServerProcess('vitrine', { DATABASE_URL: db.url, VITRINE_RATE_LIMIT: '100000000' });
@@ -49,23 +39,17 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     // What an operator does after a bulk load on PostgreSQL: give the planner statistics (SQLite: a no-op here).
     if (engine === 'postgres') {
       const analyze = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
-      await sql`analyze`.execute(analyze.storage.db);
+      await analyzeIfPostgres(analyze);
       await analyze.close();
     }
 
     const url = `${base}/v1/assets?store_uuid=${created.store_uuid}&limit=50`;
     const sample = await (await fetch(url, { headers })).text();
-    const bodyFile = path.join(os.tmpdir(), `vitrine-assets-body-${process.pid}.json`);
-    fs.writeFileSync(bodyFile, sample);
     await load(url, { seconds: 2, headers });
     const http = await load(url, { seconds, headers });
     if (http.non2xx || http.errors) throw new Error(`asset list answered ${http.non2xx} non-2xx, ${http.errors} errors`);
     await server.stop();
-    const bare = await startServerProcess('bare', { BARE_BODY_FILE: bodyFile });
-    await load(`http://127.0.0.1:${bare.port}/`, { seconds: 2 });
-    const bareResult = await load(`http://127.0.0.1:${bare.port}/`, { seconds });
-    await bare.stop();
-    fs.rmSync(bodyFile, { force: true });
+    const bareResult = await bareRouteWith(sample, seconds);
     return { engine, links, linksPerSecond: links / linkSeconds, linkSeconds, http, bare: bareResult.rps, bytes: sample.length };
   } finally {
     if (server.child.exitCode === null) await server.stop();

@@ -1,8 +1,4 @@
-import { sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { createContainer } from '../src/container.js';
-import { migrateToLatest } from '../src/storage/migrate.js';
-import { deterministicPrice, fmt, freshDatabase, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, toProduct } from './lib/harness.js';
+import { analyzeIfPostgres, deterministicPrice, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct } from './lib/harness.js';
 import { prng } from './lib/search-queries.js';
 
 // Collections: 2,000 rule collections (all autoRefresh) over the 44k catalog.
@@ -28,20 +24,14 @@ function collectionBodies() {
 }
 
 async function runEngine(engine: 'sqlite' | 'postgres') {
-  const db = await freshDatabase(engine);
-  const container = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
-  await migrateToLatest(container.storage);
-  const created = await container.stores.createStore({ workspaceName: 'Bench', name: 'Bench Store' });
-  const store = await container.stores.getStore(created.store_uuid);
-  for (let i = 0; i < products.length; i += 100) await container.products.upsertProducts(store, products.slice(i, i + 100));
+  const { db, container, created, store } = await storeWithProducts(engine, products);
   await container.collections.catchUp(store.id);
-  if (engine === 'postgres') await sql`analyze`.execute(container.storage.db);
 
   const bodies = collectionBodies();
   let started = performance.now();
   for (let i = 0; i < bodies.length; i += 100) await container.collections.create(store, bodies.slice(i, i + 100));
   const createSeconds = (performance.now() - started) / 1000;
-  if (engine === 'postgres') await sql`analyze`.execute(container.storage.db);
+  await analyzeIfPostgres(container);
   const memberRows = Number((await container.storage.db.selectFrom('collection_members').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
   // Extra cost of a 100-product write: the follower re-evaluating those products against every autoRefresh collection.

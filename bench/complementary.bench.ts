@@ -1,12 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { createContainer } from '../src/container.js';
-import { migrateToLatest } from '../src/storage/migrate.js';
 import { usageClashes } from '../src/modules/recommendations/complement-rules.js';
-import { fmt, freshDatabase, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, toProduct } from './lib/harness.js';
+import { bareRouteWith, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct } from './lib/harness.js';
 import { prng } from './lib/search-queries.js';
 
 // Complete the look over the real catalog: quality of the complements for 1,000 sources across all article types, and speed.
@@ -33,14 +26,7 @@ function sampleSources(): string[] {
 }
 
 async function runEngine(engine: 'sqlite' | 'postgres') {
-  const db = await freshDatabase(engine);
-  const container = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
-  await migrateToLatest(container.storage);
-  const created = await container.stores.createStore({ workspaceName: 'Bench', name: 'Bench Store' });
-  const store = await container.stores.getStore(created.store_uuid);
-  const products = rows.map(toProduct);
-  for (let i = 0; i < products.length; i += 100) await container.products.upsertProducts(store, products.slice(i, i + 100));
-  if (engine === 'postgres') await sql`analyze`.execute(container.storage.db);
+  const { db, container, created, store } = await storeWithProducts(engine, rows.map(toProduct));
 
   const sources = sampleSources();
   await container.recommendations.complementary(store, sources[0], 10);
@@ -74,16 +60,11 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   try {
     const pathOf = (code: string) => `/v1/complementary?store_uuid=${created.store_uuid}&product_code=${code}`;
     const sample = await (await fetch(`http://127.0.0.1:${server.port}${pathOf(sources[0])}`, { headers })).text();
-    const bodyFile = path.join(os.tmpdir(), `vitrine-comp-body-${process.pid}.json`);
-    fs.writeFileSync(bodyFile, sample);
     const requests = sources.map((code) => ({ method: 'GET' as const, path: pathOf(code), headers }));
     await load(`http://127.0.0.1:${server.port}`, { seconds: 2, requests });
     const http = await load(`http://127.0.0.1:${server.port}`, { seconds, requests });
     await server.stop();
-    const bare = await startServerProcess('bare', { BARE_BODY_FILE: bodyFile });
-    const bareResult = await load(`http://127.0.0.1:${bare.port}/`, { seconds });
-    await bare.stop();
-    fs.rmSync(bodyFile, { force: true });
+    const bareResult = await bareRouteWith(sample, seconds);
     times.sort((a, b) => a - b);
     const avg = (list: number[] = []) => list.reduce((a, b) => a + b, 0) / (list.length || 1);
     return {

@@ -1,12 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import {
-  fmt, freshDatabase, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, toProduct,
+  bareRouteWith, fmt, freshDatabase, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, toProduct,
 } from './lib/harness.js';
 
 // Products: ingest the real 44k catalog through POST /v1/products (batches of 100, 4 clients), then
@@ -49,8 +46,6 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
     // 2. status listing: HTTP, in-process limit, bare route with the same body
     const url = `${base}/v1/products/status?store_uuid=${store.store_uuid}&limit=100`;
     const sample = await (await fetch(url, { headers })).text();
-    const bodyFile = path.join(os.tmpdir(), `vitrine-status-body-${process.pid}.json`);
-    fs.writeFileSync(bodyFile, sample);
     await load(url, { seconds: 2, headers });
     const http = await load(url, { seconds, headers });
     if (http.non2xx || http.errors) throw new Error(`status listing answered ${http.non2xx} non-2xx, ${http.errors} errors`);
@@ -59,11 +54,7 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
       env: { ...process.env, DATABASE_URL: db.url, BENCH_STORE: store.store_uuid, BENCH_TOKEN: store.api_token, BENCH_SECONDS: '5' }, encoding: 'utf8',
     });
     const inProcessRate = Number(/RESULT ([\d.]+)/.exec(inProcess.stdout)?.[1] ?? NaN);
-    const bare = await startServerProcess('bare', { BARE_BODY_FILE: bodyFile });
-    await load(`http://127.0.0.1:${bare.port}/`, { seconds: 2 });
-    const bareResult = await load(`http://127.0.0.1:${bare.port}/`, { seconds });
-    await bare.stop();
-    fs.rmSync(bodyFile, { force: true });
+    const bareResult = await bareRouteWith(sample, seconds);
     return { engine, ingestPerSecond: products.length / ingestSeconds, ingestSeconds, stored, http: http.rps, p50: http.p50, p99: http.p99, inProcess: inProcessRate, bare: bareResult.rps };
   } finally {
     if (server.child.exitCode === null) await server.stop();

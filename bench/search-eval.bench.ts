@@ -1,9 +1,5 @@
 import MiniSearch from 'minisearch';
-import { sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { createContainer, type Container } from '../src/container.js';
-import { migrateToLatest } from '../src/storage/migrate.js';
-import { fmt, freshDatabase, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, toProduct, type CatalogRow } from './lib/harness.js';
+import { analyzeIfPostgres, fmt, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, storeWithProducts, toProduct, type CatalogRow } from './lib/harness.js';
 import { buildQueries, FAMILIES, isRelevant, score, type EvalQuery, type Metrics } from './lib/search-queries.js';
 
 // Relevance of text search over the real catalog, per query family, for Vitrine on both engines and MiniSearch.
@@ -35,15 +31,9 @@ async function evaluate(name: string, rank: Ranker) {
 }
 
 async function vitrine(engine: 'sqlite' | 'postgres'): Promise<{ rank: Ranker; close(): Promise<void> }> {
-  const db = await freshDatabase(engine);
-  const container: Container = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
-  await migrateToLatest(container.storage);
-  const created = await container.stores.createStore({ workspaceName: 'Eval', name: 'Eval' });
-  const store = await container.stores.getStore(created.store_uuid);
-  const products = rows.map(toProduct);
-  for (let i = 0; i < products.length; i += 100) await container.products.upsertProducts(store, products.slice(i, i + 100));
+  const { db, container, store } = await storeWithProducts(engine, rows.map(toProduct));
   await container.searchIndexer.catchUp(store.id);
-  if (engine === 'postgres') await sql`analyze`.execute(container.storage.db);
+  await analyzeIfPostgres(container);
   return {
     rank: async (text) => (await container.search.search(store, { query: text, offset: 0, limit: 10 })).map((r) => r.product_code),
     close: async () => { await container.close(); await db.drop(); },

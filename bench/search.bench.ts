@@ -1,11 +1,4 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { createContainer } from '../src/container.js';
-import { migrateToLatest } from '../src/storage/migrate.js';
-import { fmt, freshDatabase, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, toProduct } from './lib/harness.js';
+import { analyzeIfPostgres, bareRouteWith, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct } from './lib/harness.js';
 import { buildQueries } from './lib/search-queries.js';
 
 // Text search speed over the 44k catalog: indexing from scratch, server-side query time over 1,000+
@@ -18,16 +11,9 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
 async function runEngine(engine: 'sqlite' | 'postgres') {
-  const db = await freshDatabase(engine);
-  const container = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
-  await migrateToLatest(container.storage);
-  const created = await container.stores.createStore({ workspaceName: 'Bench', name: 'Bench Store' });
-  const store = await container.stores.getStore(created.store_uuid);
-  const products = rows.map(toProduct);
-  for (let i = 0; i < products.length; i += 100) await container.products.upsertProducts(store, products.slice(i, i + 100));
-  if (engine === 'postgres') await sql`analyze`.execute(container.storage.db);
+  const { db, container, created, store } = await storeWithProducts(engine, rows.map(toProduct));
   const rebuild = await container.searchIndexer.rebuild(store.id);
-  if (engine === 'postgres') await sql`analyze`.execute(container.storage.db);
+  await analyzeIfPostgres(container);
 
   // Server-side time: each distinct query once, sequentially, after a warm-up pass (no result cache exists).
   for (const q of queries) await container.search.search(store, { query: q, offset: 0, limit: 20 });
@@ -55,18 +41,12 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   const pathOf = (q: string) => `/v1/search?store_uuid=${created.store_uuid}&query=${encodeURIComponent(q)}&limit=20`;
   try {
     const sample = await (await fetch(`http://127.0.0.1:${server.port}${pathOf('women red dress')}`, { headers })).text();
-    const bodyFile = path.join(os.tmpdir(), `vitrine-search-body-${process.pid}.json`);
-    fs.writeFileSync(bodyFile, sample);
     const requests = queries.map((q) => ({ method: 'GET' as const, path: pathOf(q), headers }));
     await load(`http://127.0.0.1:${server.port}`, { seconds: 2, requests });
     const http = await load(`http://127.0.0.1:${server.port}`, { seconds, requests });
     if (http.non2xx || http.errors) throw new Error(`search answered ${http.non2xx} non-2xx, ${http.errors} errors`);
     await server.stop();
-    const bare = await startServerProcess('bare', { BARE_BODY_FILE: bodyFile });
-    await load(`http://127.0.0.1:${bare.port}/`, { seconds: 2 });
-    const bareResult = await load(`http://127.0.0.1:${bare.port}/`, { seconds });
-    await bare.stop();
-    fs.rmSync(bodyFile, { force: true });
+    const bareResult = await bareRouteWith(sample, seconds);
     return { engine, rebuild, p50: percentile(times, 0.5), p99: percentile(times, 0.99), inProcess, http, bare: bareResult.rps };
   } finally {
     if (server.child.exitCode === null) await server.stop();

@@ -1,12 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
-import { fmt, freshDatabase, load, machineLine, recordSection, startServerProcess } from './lib/harness.js';
+import { bareRouteWith, fmt, freshDatabase, load, machineLine, recordSection, startServerProcess } from './lib/harness.js';
 
-// Spine benchmark: authenticated GET /v1/stores against a bare Fastify route, same run, same load.
+// Spine benchmark: authenticated GET /v1/stores against a bare Fastify route serving the same body, same run, same load.
 const db = await freshDatabase('sqlite');
 const container = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
 await migrateToLatest(container.storage);
@@ -15,17 +12,16 @@ await container.close();
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const vitrine = await startServerProcess('vitrine', { DATABASE_URL: db.url, VITRINE_RATE_LIMIT: '100000000' });
-// The bare route answers the very body Vitrine answers, so the ratio measures Vitrine's work, not payload size.
-const sample = await fetch(`http://127.0.0.1:${vitrine.port}/v1/stores?store_uuid=${store.store_uuid}`, { headers: { authorization: `Bearer ${store.api_token}` } });
-const bodyFile = path.join(os.tmpdir(), `vitrine-bench-body-${process.pid}.json`);
-fs.writeFileSync(bodyFile, await sample.text());
-const bare = await startServerProcess('bare', { BARE_BODY_FILE: bodyFile });
 try {
-  await load(`http://127.0.0.1:${bare.port}/`, { seconds: 2 });
-  await load(`http://127.0.0.1:${vitrine.port}/v1/stores?store_uuid=${store.store_uuid}`, { seconds: 2, headers: { authorization: `Bearer ${store.api_token}` } });
-  const bareResult = await load(`http://127.0.0.1:${bare.port}/`, { seconds });
-  const vitrineResult = await load(`http://127.0.0.1:${vitrine.port}/v1/stores?store_uuid=${store.store_uuid}`, { seconds, headers: { authorization: `Bearer ${store.api_token}` } });
+  const url = `http://127.0.0.1:${vitrine.port}/v1/stores?store_uuid=${store.store_uuid}`;
+  const headers = { authorization: `Bearer ${store.api_token}` };
+  const sample = await (await fetch(url, { headers })).text();
+  await load(url, { seconds: 2, headers });
+  const vitrineResult = await load(url, { seconds, headers });
   if (vitrineResult.non2xx > 0 || vitrineResult.errors > 0) throw new Error(`Vitrine answered ${vitrineResult.non2xx} non-2xx and ${vitrineResult.errors} errors`);
+  await vitrine.stop();
+  // The bare route answers the very body Vitrine answers, so the ratio measures Vitrine's work, not payload size.
+  const bareResult = await bareRouteWith(sample, seconds);
   const ratio = vitrineResult.rps / bareResult.rps;
   const table = [
     '| route (50 connections, autocannon in its own process) | req/s | p50 ms | p99 ms |',
@@ -38,8 +34,6 @@ try {
   console.log(table);
   recordSection('Spine: GET /v1/stores vs a bare Fastify route', table);
 } finally {
-  await bare.stop();
-  await vitrine.stop();
+  if (vitrine.child.exitCode === null) await vitrine.stop();
   await db.drop();
-  fs.rmSync(bodyFile, { force: true });
 }

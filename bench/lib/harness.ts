@@ -5,6 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { sql } from 'kysely';
+import { loadConfig } from '../../src/config.js';
+import { createContainer, type Container } from '../../src/container.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import type { CreateStoreInput } from '../../src/modules/stores/stores.service.js';
 
 export const SHARED = path.resolve('../shared');
 export const STYLES_CSV = path.join(SHARED, 'datasets/fashion-catalog/styles.csv');
@@ -132,4 +137,35 @@ export function skipWithoutShared(name: string): boolean {
   if (fs.existsSync(STYLES_CSV)) return false;
   console.log(`${name}: SKIPPED, ${STYLES_CSV} not found (benchmarks read ../shared/datasets)`);
   return true;
+}
+
+/** Gives PostgreSQL's planner statistics after a bulk load, as an operator would (a no-op on SQLite). */
+export async function analyzeIfPostgres(container: Container) {
+  if (container.storage.dialect.name === 'postgres') await sql`analyze`.execute(container.storage.db);
+}
+
+/** A fresh database with one store holding `products`, written through the product service. */
+export async function storeWithProducts(engine: 'sqlite' | 'postgres', products: Array<Record<string, unknown>>, storeInput: Partial<CreateStoreInput> = {}) {
+  const db = await freshDatabase(engine);
+  const container = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
+  await migrateToLatest(container.storage);
+  const created = await container.stores.createStore({ workspaceName: 'Bench', name: 'Bench Store', ...storeInput });
+  const store = await container.stores.getStore(created.store_uuid);
+  for (let i = 0; i < products.length; i += 100) await container.products.upsertProducts(store, products.slice(i, i + 100));
+  await analyzeIfPostgres(container);
+  return { db, container, created, store };
+}
+
+/** The bare Fastify route serving exactly `body`, loaded like the route it is compared with. */
+export async function bareRouteWith(body: string, seconds: number): Promise<LoadResult> {
+  const bodyFile = path.join(os.tmpdir(), `vitrine-bare-body-${process.pid}-${Date.now()}.json`);
+  fs.writeFileSync(bodyFile, body);
+  const bare = await startServerProcess('bare', { BARE_BODY_FILE: bodyFile });
+  try {
+    await load(`http://127.0.0.1:${bare.port}/`, { seconds: 2 });
+    return await load(`http://127.0.0.1:${bare.port}/`, { seconds });
+  } finally {
+    await bare.stop();
+    fs.rmSync(bodyFile, { force: true });
+  }
 }

@@ -10,6 +10,13 @@ import { formatOf, importCatalog } from '../modules/products/catalog-import.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** Reads the JSON file an operator command takes, or fails with one line. */
+function readJsonFile(file: string, what: string): unknown {
+  try { return JSON.parse(fs.readFileSync(file, 'utf8')); } catch (error) {
+    return fail(`cannot read ${what} file ${file}: ${(error as Error).message}`);
+  }
+}
+
 function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`must be a number from 0 to 65535, got "${value}"`);
   return Number(value);
@@ -98,10 +105,7 @@ mapping.command('set').description('replace a store\'s mapping profile with a JS
   .requiredOption('--file <path>', 'mapping file')
   .option('--json', 'print one JSON object')
   .action(async (options: { store: string; file: string; json?: boolean }) => {
-    let parsed: unknown;
-    try { parsed = JSON.parse(fs.readFileSync(options.file, 'utf8')); } catch (error) {
-      fail(`cannot read mapping file ${options.file}: ${(error as Error).message}`);
-    }
+    const parsed = readJsonFile(options.file, 'mapping');
     const profile = await withContainer((c) => c.stores.setMappingProfile(options.store, parsed));
     printResult(!!options.json, { store_uuid: options.store, mapping: profile }, `mapping profile of store ${options.store} replaced (${Object.keys(profile.fields).length} fields, ${profile.required.length} required)`);
   });
@@ -120,10 +124,7 @@ synonyms.command('set').description('replace a store\'s synonyms with a JSON fil
   .requiredOption('--file <path>', 'synonyms file')
   .option('--json', 'print one JSON object')
   .action(async (options: { store: string; file: string; json?: boolean }) => {
-    let parsed: unknown;
-    try { parsed = JSON.parse(fs.readFileSync(options.file, 'utf8')); } catch (error) {
-      fail(`cannot read synonyms file ${options.file}: ${(error as Error).message}`);
-    }
+    const parsed = readJsonFile(options.file, 'synonyms');
     const result = await withContainer((c) => c.stores.setSynonyms(options.store, parsed));
     printResult(!!options.json, { store_uuid: options.store, ...result }, `synonyms of store ${options.store} replaced (${result.synonyms.length} groups)`);
   });
@@ -171,10 +172,7 @@ complements.command('set').description('replace a store\'s complement taxonomy w
   .requiredOption('--file <path>', 'taxonomy file')
   .option('--json', 'print one JSON object')
   .action(async (options: { store: string; file: string; json?: boolean }) => {
-    let parsed: unknown;
-    try { parsed = JSON.parse(fs.readFileSync(options.file, 'utf8')); } catch (error) {
-      fail(`cannot read taxonomy file ${options.file}: ${(error as Error).message}`);
-    }
+    const parsed = readJsonFile(options.file, 'taxonomy');
     const taxonomy = await withContainer(async (c) => { await c.stores.getStore(options.store); return c.recommendations.setTaxonomy(options.store, parsed); });
     printResult(!!options.json, { store_uuid: options.store, groups: Object.keys(taxonomy.groups).length }, `complement taxonomy of store ${options.store} replaced (${Object.keys(taxonomy.groups).length} groups)`);
   });
