@@ -39,6 +39,7 @@ const describe = (value: unknown) => (value === undefined ? 'missing' : JSON.str
 /** Asset links per parent product, channel and asset type (CONTRACT §7). */
 export class AssetsService {
   readonly #formats: Map<string, string>;
+  readonly #channelUsage = new Map<string, { seq: number; usage: Record<string, number> }>();
 
   constructor(
     private readonly storage: StorageHandle,
@@ -246,9 +247,18 @@ export class AssetsService {
     }
   }
 
-  /** Distinct parent codes with at least one link, per channel (GET /v1/stores). */
-  async channelUsage(storeId: string): Promise<Record<string, number>> {
-    const rows = await repo.channelUsage(this.storage.db, storeId);
-    return Object.fromEntries(rows.map((row) => [row.channel, Number(row.n)]));
+  /**
+   * Distinct parent codes with at least one link, per channel (GET /v1/stores), cached by the
+   * store's change sequence read with the request's store row: asset writes bump it, so the cache
+   * is never stale and a store-details request costs no extra query.
+   */
+  async channelUsage(store: Store): Promise<Record<string, number>> {
+    const cached = this.#channelUsage.get(store.id);
+    if (cached && cached.seq === store.changeSeq) return cached.usage;
+    const rows = await repo.channelUsage(this.storage.db, store.id);
+    const usage = Object.fromEntries(rows.map((row) => [row.channel, Number(row.n)]));
+    if (this.#channelUsage.size > 10_000) this.#channelUsage.clear();
+    this.#channelUsage.set(store.id, { seq: store.changeSeq, usage });
+    return usage;
   }
 }

@@ -22,7 +22,7 @@ export interface CreatedToken { token_id: string; api_token: string }
 export interface AuthContext { workspaceId: string; tokenId: string }
 
 /** Counts distinct parent codes with asset links per channel; the assets module provides it. */
-export type ChannelUsage = (storeId: string) => Promise<Record<string, number>>;
+export type ChannelUsage = (store: Store) => Promise<Record<string, number>>;
 
 const CHANNEL_CODE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const COUNTRY_CODE = /^[A-Z]{2}$/;
@@ -183,7 +183,7 @@ export class StoresService {
   }
 
   async describeStore(store: Store): Promise<StoreDetails> {
-    const usage = this.#channelUsage ? await this.#channelUsage(store.id) : {};
+    const usage = this.#channelUsage ? await this.#channelUsage(store) : {};
     const channels: Record<string, number> = {};
     for (const channel of store.channels) channels[channel] = usage[channel] ?? 0;
     return {
