@@ -25,8 +25,7 @@ export class SqliteTextIndex implements TextIndex {
     if (codes.length === 0) return;
     for (let i = 0; i < codes.length; i += 500) {
       const chunk = codes.slice(i, i + 500);
-      const old = await trx.selectFrom('search_docs').select('id').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
-      for (const { id } of old) await sql`DELETE FROM search_fts WHERE rowid = ${id}`.execute(trx);
+      await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId} AND product_code IN (${sql.join(chunk)}))`.execute(trx);
       await trx.deleteFrom('search_docs').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
     }
     for (const doc of docs) {

@@ -49,12 +49,11 @@ function nearest(items: Candidate[], logPrice: number, k: number, skip: (c: Cand
   const out: Candidate[] = [];
   if (Number.isNaN(logPrice) || Number.isNaN(items[0]?.traits.logPrice)) {
     // Price plays no part: product_code order.
-    const byCode = items.length <= k ? [...items] : [...items].sort((a, b) => (a.code < b.code ? -1 : 1));
-    for (const item of byCode.sort((a, b) => (a.code < b.code ? -1 : 1))) { if (!skip(item)) out.push(item); if (out.length === k) break; }
+    for (const item of [...items].sort((a, b) => (a.code < b.code ? -1 : 1))) { if (!skip(item)) out.push(item); if (out.length === k) break; }
     return out;
   }
-  let hi = 0; let lo2 = items.length;
-  while (hi < lo2) { const mid = (hi + lo2) >> 1; if (items[mid].traits.logPrice < logPrice) hi = mid + 1; else lo2 = mid; }
+  let hi = 0; let end = items.length;
+  while (hi < end) { const mid = (hi + end) >> 1; if (items[mid].traits.logPrice < logPrice) hi = mid + 1; else end = mid; }
   let lo = hi - 1;
   while (out.length < k && (lo >= 0 || hi < items.length)) {
     const takeHigh = lo < 0 || (hi < items.length && items[hi].traits.logPrice - logPrice < logPrice - items[lo].traits.logPrice);
