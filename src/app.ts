@@ -18,6 +18,7 @@ import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { collectionsRoutes } from './modules/collections/collections.routes.js';
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes.js';
+import { visualRoutes } from './modules/visual/visual.routes.js';
 
 const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
 
@@ -94,13 +95,14 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     await v1.register(searchRoutes, { search: container.search });
     await v1.register(collectionsRoutes, { collections: container.collections });
     await v1.register(recommendationsRoutes, { recommendations: container.recommendations });
+    await v1.register(visualRoutes, { visual: container.visual });
   }, { prefix: '/v1' });
 
   if (config.adminToken) {
     const adminToken = config.adminToken;
     await app.register(async (admin) => {
       registerAdminAuth(admin, adminToken);
-      await admin.register(adminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer, recommendations: container.recommendations });
+      await admin.register(adminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer, recommendations: container.recommendations, visual: container.visual });
       await admin.register(importRoutes, { imports: container.imports });
     }, { prefix: '/admin/v1' });
   }

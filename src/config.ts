@@ -17,6 +17,10 @@ const ConfigSchema = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
   /** Asset formats accepted as asset_type / asset_format (catalog-api: loaded from configuration). */
   assetFormats: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  /** ONNX image model for search by photo (VITRINE_IMAGE_MODEL); unset: the shipped MobileNetV2. */
+  imageModelPath: Type.Optional(Type.String({ minLength: 1 })),
+  /** First retry delay of a failed image fetch (VITRINE_IMAGE_RETRY_MS); each retry waits 4× longer. */
+  imageRetryBaseMs: Type.Integer({ minimum: 0 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -54,9 +58,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     assetFormats: env.VITRINE_ASSET_FORMATS
       ? env.VITRINE_ASSET_FORMATS.split(',').map((s) => s.trim()).filter(Boolean)
       : DEFAULT_ASSET_FORMATS,
+    imageModelPath: env.VITRINE_IMAGE_MODEL || undefined,
+    imageRetryBaseMs: parseInteger('VITRINE_IMAGE_RETRY_MS', env.VITRINE_IMAGE_RETRY_MS, 5000),
     ...overrides,
   };
   if (config.redisUrl === undefined) delete config.redisUrl;
+  if (config.imageModelPath === undefined) delete config.imageModelPath;
   if (config.adminToken === undefined) delete config.adminToken;
   const firstError = Value.Errors(ConfigSchema, config).First();
   if (firstError) throw new ConfigError(`invalid configuration: ${firstError.path.slice(1)} ${firstError.message}`);

@@ -13,6 +13,13 @@ import { SearchService } from './modules/search/search.service.js';
 import { CollectionsService } from './modules/collections/collections.service.js';
 import { RecommendationsService } from './modules/recommendations/recommendations.service.js';
 import { ImportsService } from './modules/products/imports.service.js';
+import { VisionClient } from './vision/vision-client.js';
+import { DEFAULT_MODEL_PATH } from './vision/embedder.js';
+import { ImageCatalog } from './modules/visual/image-catalog.js';
+import { ImageJobs } from './modules/visual/image-jobs.js';
+import { ImageWorker } from './modules/visual/image-worker.js';
+import { VisualIndexes } from './modules/visual/visual-index.js';
+import { VisualService } from './modules/visual/visual.service.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -29,6 +36,9 @@ export interface Container {
   collections: CollectionsService;
   recommendations: RecommendationsService;
   imports: ImportsService;
+  imageCatalog: ImageCatalog;
+  imageWorker: ImageWorker;
+  visual: VisualService;
   close(): Promise<void>;
 }
 
@@ -59,9 +69,22 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const collections = new CollectionsService(storage, changes, counts);
   const recommendations = new RecommendationsService(storage);
   const imports = new ImportsService(storage, products, stores, { dataDir: config.dataDir, allowPrivateFetch: config.allowPrivateFetch });
+  const modelPath = config.imageModelPath ?? DEFAULT_MODEL_PATH;
+  // Two vision threads: queries never wait behind a batch of catalogue images being embedded.
+  const queryVision = new VisionClient({ modelPath, threads: 1 });
+  const indexVision = new VisionClient({ modelPath, threads: 1 });
+  const imageCatalog = new ImageCatalog(storage, changes);
+  const imageJobs = new ImageJobs(storage, changes, { maxAttempts: 4, baseDelayMs: config.imageRetryBaseMs });
+  const imageWorker = new ImageWorker(imageJobs, indexVision, { allowPrivateFetch: config.allowPrivateFetch });
+  imageCatalog.onQueued(() => imageWorker.kick());
+  const visual = new VisualService(new VisualIndexes(storage, imageCatalog, queryVision), queryVision, imageJobs, stores);
   return {
     config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search, collections, recommendations, imports,
+    imageCatalog, imageWorker, visual,
     async close() {
+      await imageWorker.stop();
+      await imageCatalog.stop();
+      await Promise.all([queryVision.close(), indexVision.close()]);
       await imports.stop();
       await searchIndexer.stop();
       await collections.stop();

@@ -1,4 +1,5 @@
 import closeWithGrace from 'close-with-grace';
+import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { createContainer, type Container } from './container.js';
@@ -11,7 +12,7 @@ export interface RunningServer { app: FastifyInstance; container: Container; url
  * Opens the database, brings the schema up to date, prints where it listens, and serves until
  * SIGTERM/SIGINT: in-flight requests finish, then the database is closed.
  */
-export async function startServer(config: Config, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RunningServer> {
+export async function startServer(config: Config, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`), options: { worker?: boolean } = {}): Promise<RunningServer> {
   const container = createContainer(config);
   await migrateToLatest(container.storage);
   const app = await buildApp(container);
@@ -24,6 +25,9 @@ export async function startServer(config: Config, print: (line: string) => void 
   container.searchIndexer.start(200, (err) => app.log.error({ err }, 'search indexing failed'));
   container.collections.start(200, (err) => app.log.error({ err }, 'collection refresh failed'));
   container.imports.start();
+  // Catalogue images are fetched and embedded here too, unless separate `vitrine worker` processes do it.
+  container.imageCatalog.start(200, (err) => app.log.error({ err }, 'image catalogue update failed'));
+  if (options.worker !== false) void container.imageWorker.start().catch((err: unknown) => app.log.error({ err }, 'image worker failed to start'));
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
@@ -31,4 +35,25 @@ export async function startServer(config: Config, print: (line: string) => void 
     await container.close();
   });
   return { app, container, url };
+}
+
+/**
+ * `vitrine worker`: the background work without the HTTP API. It follows the change log for new
+ * catalogue images, fetches and embeds them, and runs queued imports; several workers (and serving
+ * processes) share one PostgreSQL queue without taking the same image twice.
+ */
+export async function startWorker(config: Config, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<Container> {
+  const container = createContainer(config);
+  await migrateToLatest(container.storage);
+  const log = pino({ level: config.logLevel });
+  print(`Vitrine worker: fetching and embedding catalogue images (database ${container.storage.description})`);
+  container.imageCatalog.start(200, (err) => log.error({ err }, 'image catalogue update failed'));
+  await container.imageWorker.start();
+  container.imports.start();
+  closeWithGrace({ delay: 15_000 }, async ({ err, signal }) => {
+    if (err) log.error({ err }, 'shutting down after an error');
+    else log.info({ signal }, 'shutting down');
+    await container.close();
+  });
+  return container;
 }

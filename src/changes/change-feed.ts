@@ -3,7 +3,8 @@ import type { Executor, StorageHandle } from '../storage/database.js';
 export type ChangeOp = 'created' | 'updated' | 'deleted';
 
 export interface ChangeEntry {
-  entity: 'product' | 'asset' | 'collection';
+  /** 'image': a catalogue image finished (or failed) embedding; key = its URL. */
+  entity: 'product' | 'asset' | 'collection' | 'image';
   key: string;
   op: ChangeOp;
   /** The entity's status after the write (null on delete): readers can tell visibility without a lookup. */

@@ -3,7 +3,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createContainer, type Container } from '../container.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { startServer } from '../server.js';
+import { startServer, startWorker } from '../server.js';
 import { AppError } from '../errors.js';
 import { createProgress, fail, printResult } from './output.js';
 import { formatOf, importCatalog } from '../modules/products/catalog-import.js';
@@ -42,8 +42,38 @@ const program = new Command('vitrine')
 program.command('serve').description('serve the HTTP API (migrates the schema first)')
   .option('--port <port>', 'HTTP port (default PORT or 8080)', parsePort)
   .option('--host <host>', 'bind address (default HOST or 127.0.0.1)')
-  .action(async (options: { port?: number; host?: string }) => {
-    await startServer(loadConfig(process.env, { ...(options.port !== undefined ? { port: options.port } : {}), ...(options.host ? { host: options.host } : {}) }));
+  .option('--no-worker', 'do not fetch and embed catalogue images in this process (run `vitrine worker` instead)')
+  .action(async (options: { port?: number; host?: string; worker: boolean }) => {
+    const config = loadConfig(process.env, { ...(options.port !== undefined ? { port: options.port } : {}), ...(options.host ? { host: options.host } : {}) });
+    await startServer(config, undefined, { worker: options.worker });
+  });
+
+program.command('worker').description('fetch and embed catalogue images (and run queued imports) without serving the API; run as many as you like against one PostgreSQL database')
+  .action(async () => {
+    await startWorker(loadConfig(process.env));
+  });
+
+const images = program.command('images').description('the image pipeline of search by photo');
+images.command('status').description('how many of a store\'s images are pending, indexed or failed, and why the last ones failed')
+  .requiredOption('--store <uuid>', 'store UUID')
+  .option('--failures <n>', 'how many recent failures to list', (v) => Number.parseInt(v, 10), 20)
+  .option('--json', 'print one JSON object')
+  .action(async (options: { store: string; failures: number; json?: boolean }) => {
+    const status = await withContainer(async (c) => {
+      await c.imageCatalog.catchUp((await c.stores.getStore(options.store)).id);
+      return c.visual.status(options.store, options.failures);
+    });
+    printResult(!!options.json, status, [
+      `images: ${status.images}  indexed: ${status.indexed}  pending: ${status.pending} (retrying ${status.retrying})  failed: ${status.failed}`,
+      ...status.failures.map((f) => `${f.state.padEnd(8)} ${f.attempts}× ${f.url}  ${f.error ?? ''}`),
+    ]);
+  });
+images.command('retry').description('queue a store\'s failed images again')
+  .requiredOption('--store <uuid>', 'store UUID')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { store: string; json?: boolean }) => {
+    const result = await withContainer((c) => c.visual.retryFailed(options.store));
+    printResult(!!options.json, result, `${result.requeued} failed images queued again`);
   });
 
 program.command('migrate').description('create or update the database schema')

@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import { InvalidInputError } from '../errors.js';
@@ -20,6 +20,12 @@ export function isRefusedAddress(address: string): boolean {
 export interface FetchLimits { maxBytes: number; timeoutMs: number; maxRedirects: number; allowPrivate: boolean }
 
 export class FetchRefusedError extends InvalidInputError {}
+/** The server answered, but not 200. */
+export class HttpStatusError extends InvalidInputError {}
+export class TooLargeError extends InvalidInputError {}
+export class FetchTimeoutError extends InvalidInputError {}
+/** The connection failed (refused, reset, DNS failure): worth retrying later. */
+export class FetchFailedError extends InvalidInputError {}
 
 /**
  * The dispatcher checks every address a hostname resolves to when it connects, so the address
@@ -41,8 +47,11 @@ function guardedAgent(allowPrivate: boolean) {
   });
 }
 
-/** Downloads `url` to `target`, following at most `maxRedirects` redirects (each one re-checked), within the limits. */
-export async function fetchToFile(url: string, target: string, limits: FetchLimits): Promise<{ bytes: number; contentType: string | undefined }> {
+/**
+ * Fetches `url` following at most `maxRedirects` redirects (each one re-checked) and streams the body
+ * into `sink` through a byte cap, all within the time limit.
+ */
+async function fetchInto(url: string, limits: FetchLimits, sink: (body: NodeJS.ReadableStream, cap: Transform) => Promise<void>): Promise<{ bytes: number; contentType: string | undefined }> {
   const agent = guardedAgent(limits.allowPrivate);
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   try {
@@ -67,17 +76,17 @@ export async function fetchToFile(url: string, target: string, limits: FetchLimi
       }
       if (response.statusCode !== 200) {
         await response.body.dump();
-        throw new InvalidInputError(`the URL answered HTTP ${response.statusCode}`, 'url');
+        throw new HttpStatusError(`the URL answered HTTP ${response.statusCode}`, 'url');
       }
       let bytes = 0;
       const cap = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           bytes += chunk.length;
-          if (bytes > limits.maxBytes) done(new InvalidInputError(`the file is larger than ${limits.maxBytes} bytes`, 'url'));
+          if (bytes > limits.maxBytes) done(new TooLargeError(`the file is larger than ${limits.maxBytes} bytes`, 'url'));
           else done(null, chunk);
         },
       });
-      await pipeline(response.body, cap, fs.createWriteStream(target));
+      await sink(response.body, cap);
       const type = response.headers['content-type'];
       return { bytes, contentType: Array.isArray(type) ? type[0] : type };
     }
@@ -85,9 +94,21 @@ export async function fetchToFile(url: string, target: string, limits: FetchLimi
     if (error instanceof InvalidInputError) throw error;
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof InvalidInputError) throw cause;
-    if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') throw new InvalidInputError(`the URL did not answer within ${limits.timeoutMs / 1000} s`, 'url');
-    throw new InvalidInputError(`cannot fetch the URL: ${(error as Error).message}`, 'url');
+    if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') throw new FetchTimeoutError(`the URL did not answer within ${limits.timeoutMs / 1000} s`, 'url');
+    throw new FetchFailedError(`cannot fetch the URL: ${(error as Error).message}`, 'url');
   } finally {
     await agent.close();
   }
+}
+
+/** Downloads `url` to `target` within the limits (see fetchInto). */
+export async function fetchToFile(url: string, target: string, limits: FetchLimits): Promise<{ bytes: number; contentType: string | undefined }> {
+  return fetchInto(url, limits, (body, cap) => pipeline(body, cap, fs.createWriteStream(target)));
+}
+
+/** Downloads `url` into memory within the limits (images: at most 10 MB). */
+export async function fetchToBuffer(url: string, limits: FetchLimits): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await fetchInto(url, limits, (body, cap) => pipeline(body, cap, new Writable({ write(chunk: Buffer, _encoding, done) { chunks.push(chunk); done(); } })));
+  return Buffer.concat(chunks);
 }

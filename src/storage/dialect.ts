@@ -15,6 +15,8 @@ export interface StorageDialect {
   readonly maxParameters: number;
   /** Adds FOR UPDATE where the engine has it; a no-op on SQLite, whose single writer already serialises. */
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** Job claims: FOR UPDATE SKIP LOCKED on PostgreSQL (workers never wait on each other's rows); a no-op on SQLite. */
+  claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
 }
 
 export interface StorageHandle {

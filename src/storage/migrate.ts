@@ -6,6 +6,7 @@ import { searchMigration } from './migrations/0003-search.js';
 import { collectionsMigration } from './migrations/0004-collections.js';
 import * as complements from './migrations/0005-complements.js';
 import * as imports from './migrations/0006-imports.js';
+import { visualMigration } from './migrations/0007-visual.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -17,6 +18,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0004-collections': collectionsMigration(dialect),
     '0005-complements': complements,
     '0006-imports': imports,
+    '0007-visual': visualMigration(dialect),
   };
 }
 

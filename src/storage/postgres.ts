@@ -11,6 +11,7 @@ export const postgresDialect: StorageDialect = {
   supportsRowLocks: true,
   maxParameters: 65_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query.forUpdate(); },
+  claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query.forUpdate().skipLocked(); },
 };
 
 export interface PostgresOptions {

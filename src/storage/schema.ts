@@ -121,6 +121,26 @@ export interface ImportsTable {
   finished_at: string | null;
 }
 
+/** One distinct image URL of a store: fetch/embedding state (the job queue) and its quantized vector. */
+export interface ImagesTable {
+  store_id: string;
+  url: string;
+  /** pending (queued or waiting for a retry), indexed, failed (after the last attempt, or a permanent error) */
+  state: string;
+  attempts: Generated<number>;
+  run_after: string;
+  claimed_by: string | null;
+  claimed_until: string | null;
+  error: string | null;
+  model: string | null;
+  vector: Uint8Array | null;
+  scale: number | null;
+  updated_at: string;
+}
+
+/** A product's `Image URL n` (owner_kind product, slot = the field) or an image asset link (owner_kind asset, owner_key = parent_code, slot = asset_id). */
+export interface ImageRefsTable { store_id: string; owner_kind: string; owner_key: string; slot: string; url: string }
+
 export interface Database {
   workspaces: WorkspacesTable;
   stores: StoresTable;
@@ -138,4 +158,6 @@ export interface Database {
   search_vocab: SearchVocabTable;
   product_pins: ProductPinsTable;
   imports: ImportsTable;
+  images: ImagesTable;
+  image_refs: ImageRefsTable;
 }

@@ -10,6 +10,7 @@ export const sqliteDialect: StorageDialect = {
   supportsRowLocks: false,
   maxParameters: 32_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query; },
+  claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query; },
 };
 
 const STATEMENT_CACHE_SIZE = 500;

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
+import type { VisualService } from '../visual/visual.service.js';
+import { ImageStatus } from '../visual/visual.schemas.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { SearchIndexer } from '../search/search-indexer.js';
@@ -16,7 +18,7 @@ import type { Static } from '@sinclair/typebox';
 const tags = ['admin'];
 
 /** The operator API (CONTRACT §2): the same operations as the CLI, guarded by VITRINE_ADMIN_TOKEN. */
-export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; searchIndexer: SearchIndexer; recommendations: RecommendationsService }> = async (app, { stores, searchIndexer, recommendations }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; searchIndexer: SearchIndexer; recommendations: RecommendationsService; visual: VisualService }> = async (app, { stores, searchIndexer, recommendations, visual }) => {
   app.get('/workspaces', { schema: { tags, summary: 'List workspaces', response: { 200: Envelope(Type.Array(WorkspaceSchema)), ...standardErrors() } } },
     async (request) => ok(request, await stores.listWorkspaces()));
 
@@ -84,4 +86,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; sea
   app.put('/stores/:store_uuid/complements/:product_code', {
     schema: { tags, summary: 'Pin complements for a product (they come first)', params: ProductParams, body: Type.Object({ product_codes: Type.Array(Type.String(), { maxItems: 100 }) }, { additionalProperties: false }), response: { 200: Envelope(Type.Object({ product_code: Type.String(), pinned: Type.Array(Type.String()) })), ...standardErrors() } },
   }, async (request) => { await stores.getStore(request.params.store_uuid); return ok(request, await recommendations.setPins(request.params.store_uuid, request.params.product_code, request.body.product_codes)); });
+
+  app.get('/stores/:store_uuid/images', {
+    schema: { tags, summary: 'The image pipeline of a store: how many images are pending, indexed, failed, and the latest failures with their reasons', params: StoreUuidParams, querystring: Type.Object({ failures: Type.Integer({ minimum: 0, maximum: 1000, default: 100 }) }), response: { 200: Envelope(ImageStatus), ...standardErrors() } },
+  }, async (request) => ok(request, await visual.status(request.params.store_uuid, request.query.failures)));
+
+  app.post('/stores/:store_uuid/images/retry', {
+    schema: { tags, summary: 'Queue a store\'s failed images again (attempts start over)', params: StoreUuidParams, response: { 200: Envelope(Type.Object({ store_uuid: Type.String(), requeued: Type.Integer() })), ...standardErrors() } },
+  }, async (request) => ok(request, await visual.retryFailed(request.params.store_uuid)));
 };

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { FetchFailedError, FetchTimeoutError, fetchToBuffer, HttpStatusError } from '../../net/safe-fetch.js';
+import type { VisionClient } from '../../vision/vision-client.js';
+import { quantize } from '../../vision/quantize.js';
+import type { ClaimedImage, ImageJobs, ImageOutcome } from './image-jobs.js';
+
+/** CONTRACT §8: catalogue images are fetched within 10 MB and 10 s, through at most 3 redirects. */
+export const IMAGE_FETCH_LIMITS = { maxBytes: 10 * 1024 * 1024, timeoutMs: 10_000, maxRedirects: 3 };
+const BATCH = 16;
+
+/** Transient failures are retried with backoff; a refused address, a bad URL or a file that is not an image never will succeed. */
+function isTransient(error: unknown) {
+  return error instanceof HttpStatusError || error instanceof FetchTimeoutError || error instanceof FetchFailedError;
+}
+
+/**
+ * Works through the image queue: claims a batch, fetches the images in parallel (SSRF-checked),
+ * embeds them in the vision thread (never on the event loop), and stores the quantized vectors.
+ * Two lanes run at once so that one batch downloads while the other is embedded.
+ */
+export class ImageWorker {
+  readonly id = `worker-${randomUUID()}`;
+  #lanes: Promise<void>[] = [];
+  #running = false;
+  #wake: Array<() => void> = [];
+
+  constructor(
+    private readonly jobs: ImageJobs,
+    private readonly vision: VisionClient,
+    private readonly options: { allowPrivateFetch: boolean; lanes?: number; idleMs?: number; onError?: (error: unknown) => void },
+  ) {}
+
+  /** Starts working; images queued in this process call kick() so they start at once. */
+  async start() {
+    if (this.#running) return;
+    this.#running = true;
+    const { model } = await this.vision.info();
+    await this.jobs.requeueOtherModels(model);
+    for (let i = 0; i < (this.options.lanes ?? 2); i++) this.#lanes.push(this.#lane());
+  }
+
+  kick() { for (const wake of this.#wake.splice(0)) wake(); }
+
+  /** Processes queued images until none is ready (tests and `vitrine images index`); returns how many were handled. */
+  async drain(): Promise<number> {
+    let handled = 0;
+    for (;;) {
+      const claimed = await this.jobs.claim(this.id, BATCH);
+      if (claimed.length === 0) return handled;
+      await this.#process(claimed);
+      handled += claimed.length;
+    }
+  }
+
+  async #lane() {
+    while (this.#running) {
+      try {
+        const claimed = await this.jobs.claim(this.id, BATCH);
+        if (claimed.length > 0) { await this.#process(claimed); continue; }
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.idleMs ?? 500);
+        timer.unref();
+        this.#wake.push(() => { clearTimeout(timer); resolve(); });
+      });
+    }
+  }
+
+  async #process(claimed: ClaimedImage[]) {
+    const { model, zeroPoint } = await this.vision.info();
+    const fetched = await Promise.all(claimed.map((image) => fetchToBuffer(image.url, { ...IMAGE_FETCH_LIMITS, allowPrivate: this.options.allowPrivateFetch }).catch((error: Error) => error)));
+    const outcomes: ImageOutcome[] = [];
+    const toEmbed: Array<{ image: ClaimedImage; bytes: Buffer }> = [];
+    claimed.forEach((image, i) => {
+      const result = fetched[i];
+      if (result instanceof Error) outcomes.push({ kind: 'failed', image, error: result.message, permanent: !isTransient(result) });
+      else if (result.length === 0) outcomes.push({ kind: 'failed', image, error: 'the URL answered an empty body', permanent: true });
+      else toEmbed.push({ image, bytes: result });
+    });
+    if (toEmbed.length > 0) {
+      const vectors = await this.vision.embed(toEmbed.map((t) => t.bytes));
+      toEmbed.forEach(({ image }, i) => {
+        const vector = vectors[i];
+        if (vector instanceof Error) outcomes.push({ kind: 'failed', image, error: vector.message, permanent: true });
+        else {
+          const { codes, scale } = quantize(vector, zeroPoint);
+          outcomes.push({ kind: 'indexed', image, model, vector: codes, scale });
+        }
+      });
+    }
+    await this.jobs.finish(this.id, outcomes);
+  }
+
+  async stop() {
+    this.#running = false;
+    this.kick();
+    await Promise.all(this.#lanes);
+    this.#lanes = [];
+  }
+}

@@ -1,0 +1,66 @@
+import { InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
+import type { Store } from '../stores/store.js';
+import type { StoresService } from '../stores/stores.service.js';
+import type { VisionClient } from '../../vision/vision-client.js';
+import { ImageRejectedError } from '../../vision/image-preparation.js';
+import { quantize } from '../../vision/quantize.js';
+import type { ImageJobs } from './image-jobs.js';
+import type { VisualIndexes } from './visual-index.js';
+import { parseVisualFilters } from './visual-filters.js';
+
+export interface VisualPage { offset: number; limit: number }
+export interface VisualItem { product_code: string; score: number; image_url: string }
+
+/** Search by photo, visually similar products, and the operator's view of the image pipeline. */
+export class VisualService {
+  constructor(
+    private readonly indexes: VisualIndexes,
+    private readonly vision: VisionClient,
+    private readonly jobs: ImageJobs,
+    private readonly stores: StoresService,
+  ) {}
+
+  async search(store: Store, image: Uint8Array, filtersParam: string | undefined, page: VisualPage): Promise<VisualItem[]> {
+    const filters = parseVisualFilters(filtersParam);
+    if (image.length === 0) throw new InvalidRequestError("multipart field 'image' is an empty file", 'image');
+    const [vector] = await this.vision.embed([image]);
+    if (vector instanceof ImageRejectedError) {
+      if (vector.reason === 'too_many_pixels') throw new PayloadTooLargeError(vector.message, 'image');
+      throw new InvalidRequestError(`multipart field 'image': ${vector.message}`, 'image');
+    }
+    const { zeroPoint } = await this.vision.info();
+    const { codes, scale } = quantize(vector, zeroPoint);
+    const index = await this.indexes.current(store.id, store.changeSeq);
+    const scores = await this.indexes.score(index, codes);
+    return index.rank(scores, { query: codes, queryScale: scale, filters, ...page }).map(toItem);
+  }
+
+  async similar(store: Store, productCode: string, page: VisualPage): Promise<VisualItem[]> {
+    const index = await this.indexes.current(store.id, store.changeSeq);
+    if (!index.isVisible(productCode)) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
+    const urls = [...index.urlsOfProduct(productCode), ...index.urlsOfAssets(productCode)].filter((url) => index.hasVector(url));
+    if (urls.length === 0) return [];
+    // The product's first indexed image (Image URL 1 before later ones, product fields before asset links) is the query.
+    const rows = await this.indexes.productVectors(store.id, urls);
+    const byUrl = new Map(rows.map((r) => [r.url, r]));
+    const first = urls.map((url) => byUrl.get(url)).find((row) => row?.vector);
+    if (!first?.vector) return [];
+    const codes = Uint8Array.from(first.vector);
+    const scores = await this.indexes.score(index, codes);
+    return index.rank(scores, { query: codes, queryScale: Number(first.scale), filters: new Map(), ...page, exclude: productCode }).map(toItem);
+  }
+
+  async status(storeUuid: string, failuresLimit?: number) {
+    const store = await this.stores.getStore(storeUuid);
+    return { store_uuid: store.id, ...(await this.jobs.status(store.id, failuresLimit)) };
+  }
+
+  async retryFailed(storeUuid: string) {
+    const store = await this.stores.getStore(storeUuid);
+    return { store_uuid: store.id, requeued: await this.jobs.retryFailed(store.id) };
+  }
+}
+
+function toItem(hit: { productCode: string; score: number; imageUrl: string }): VisualItem {
+  return { product_code: hit.productCode, score: hit.score, image_url: hit.imageUrl };
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ort from 'onnxruntime-node';
+import { decodeToRgb } from './image-preparation.js';
+
+/** Turns images into unit vectors whose dot product is their visual similarity. */
+export interface Embedder {
+  /** Identity stored with every vector: a different model (or file) means re-embedding. */
+  readonly model: string;
+  readonly dimensions: number;
+  /** True when every component is ≥ 0 (ReLU features): the index then quantizes with zero point 0. */
+  readonly nonNegative: boolean;
+  /** One result per image: a unit vector, or the error that image raised (others still succeed). */
+  embed(images: Uint8Array[]): Promise<Array<Float32Array | Error>>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MODEL_PATH = fileURLToPath(new URL('../../../models/mobilenetv2-12-int8/mobilenetv2-12-int8-embed.onnx', import.meta.url));
+
+const INPUT_SIZE = 224;
+const MEAN = [0.485, 0.456, 0.406];
+const STD = [0.229, 0.224, 0.225];
+
+/**
+ * An ONNX image model with an `input` [N,3,224,224] (ImageNet normalisation) and an `embedding`
+ * output [N,D], run by onnxruntime on the CPU. Meant to run inside a worker thread: inference is
+ * synchronous native work that would otherwise stall the event loop.
+ */
+export class OnnxEmbedder implements Embedder {
+  private constructor(private readonly session: ort.InferenceSession, readonly model: string, readonly dimensions: number, readonly nonNegative: boolean) {}
+
+  static async load(modelPath: string, threads = 1): Promise<OnnxEmbedder> {
+    const bytes = fs.readFileSync(modelPath);
+    const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+    if (!session.inputNames.includes('input') || !session.outputNames.includes('embedding')) {
+      throw new Error(`${modelPath} must have an input named "input" and an output named "embedding"`);
+    }
+    const probe = await session.run({ input: new ort.Tensor('float32', new Float32Array(3 * INPUT_SIZE * INPUT_SIZE), [1, 3, INPUT_SIZE, INPUT_SIZE]) }, ['embedding']);
+    const dimensions = probe.embedding.dims[1];
+    const nonNegative = (probe.embedding.data as Float32Array).every((x) => x >= 0);
+    const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
+    return new OnnxEmbedder(session, `${path.basename(modelPath, '.onnx')}@${digest}`, dimensions, nonNegative);
+  }
+
+  async embed(images: Uint8Array[]): Promise<Array<Float32Array | Error>> {
+    const results: Array<Float32Array | Error> = new Array(images.length);
+    const decoded = await Promise.all(images.map((image) => decodeToRgb(image, INPUT_SIZE).catch((error: Error) => error)));
+    const ok = decoded.map((d, i) => [d, i] as const).filter((entry): entry is readonly [Buffer, number] => !(entry[0] instanceof Error));
+    decoded.forEach((d, i) => { if (d instanceof Error) results[i] = d; });
+    if (ok.length === 0) return results;
+    const plane = INPUT_SIZE * INPUT_SIZE;
+    const input = new Float32Array(ok.length * 3 * plane);
+    ok.forEach(([rgb], k) => {
+      const base = k * 3 * plane;
+      for (let p = 0; p < plane; p++) {
+        for (let c = 0; c < 3; c++) input[base + c * plane + p] = (rgb[p * 3 + c] / 255 - MEAN[c]) / STD[c];
+      }
+    });
+    const output = await this.session.run({ input: new ort.Tensor('float32', input, [ok.length, 3, INPUT_SIZE, INPUT_SIZE]) }, ['embedding']);
+    const data = output.embedding.data as Float32Array;
+    ok.forEach(([, i], k) => { results[i] = normalise(data.slice(k * this.dimensions, (k + 1) * this.dimensions)); });
+    return results;
+  }
+
+  async close() { await this.session.release(); }
+}
+
+export function normalise(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  const norm = Math.sqrt(sum) || 1;
+  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  return vector;
+}

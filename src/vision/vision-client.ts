@@ -1,0 +1,80 @@
+import { Worker } from 'node:worker_threads';
+import { ImageRejectedError, type ImageFailure } from './image-preparation.js';
+import type { EmbedResult, ModelInfo, ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-protocol.js';
+
+type Pending = { resolve: (reply: ThreadReply) => void; reject: (error: Error) => void };
+
+/**
+ * The event loop's handle on one vision thread. The thread starts on first use (a process that never
+ * sees an image never loads the model); if it dies, pending calls fail, `generation` moves on (the
+ * matrices it held are gone, so indexes reload), and the next call starts a new thread.
+ */
+export class VisionClient {
+  #worker: Worker | undefined;
+  #ready: Promise<ModelInfo> | undefined;
+  #pending = new Map<number, Pending>();
+  #nextId = 1;
+  generation = 0;
+
+  constructor(private readonly options: VisionThreadOptions) {}
+
+  info(): Promise<ModelInfo> {
+    if (this.#ready) return this.#ready;
+    const worker = new Worker(new URL('./vision-thread.js', import.meta.url), { workerData: this.options });
+    this.#worker = worker;
+    this.generation++;
+    this.#ready = new Promise<ModelInfo>((resolve, reject) => {
+      worker.on('message', (message: ThreadReply | { ready: ModelInfo }) => {
+        if ('ready' in message) return resolve(message.ready);
+        const pending = this.#pending.get(message.id);
+        this.#pending.delete(message.id);
+        if (!pending) return;
+        if ('failure' in message) pending.reject(new Error(message.failure));
+        else pending.resolve(message);
+      });
+      const fail = (error: Error) => {
+        reject(error);
+        if (this.#worker !== worker) return;
+        this.#worker = undefined;
+        this.#ready = undefined;
+        for (const pending of this.#pending.values()) pending.reject(error);
+        this.#pending.clear();
+      };
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`the vision thread exited (code ${code})`)));
+    });
+    this.#ready.catch(() => {});
+    return this.#ready;
+  }
+
+  async #call(request: ThreadRequest & { id: number }): Promise<ThreadReply> {
+    await this.info();
+    return new Promise((resolve, reject) => {
+      this.#pending.set(request.id, { resolve, reject });
+      this.#worker!.postMessage(request);
+    });
+  }
+
+  /** Embeds images; each result is a unit vector or the ImageRejectedError of that image. */
+  async embed(images: Uint8Array[]): Promise<Array<Float32Array | ImageRejectedError>> {
+    const reply = await this.#call({ op: 'embed', id: this.#nextId++, images }) as { results: EmbedResult[] };
+    return reply.results.map((r) => ('vector' in r ? r.vector : new ImageRejectedError(r.error.reason as ImageFailure, r.error.message)));
+  }
+
+  async score(key: string, query: Uint8Array, columns: number): Promise<Int32Array> {
+    const reply = await this.#call({ op: 'score', id: this.#nextId++, key, query, columns }) as { scores: Int32Array };
+    return reply.scores;
+  }
+
+  /** Column updates are posted without waiting: the thread handles messages in order, so a later score sees them. */
+  setColumns(key: string, columns: number[], codes: Uint8Array) { this.#worker?.postMessage({ op: 'set', key, columns, codes } satisfies ThreadRequest); }
+  clearColumns(key: string, columns: number[]) { this.#worker?.postMessage({ op: 'clear', key, columns } satisfies ThreadRequest); }
+  drop(key: string) { this.#worker?.postMessage({ op: 'drop', key } satisfies ThreadRequest); }
+
+  async close() {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    this.#ready = undefined;
+    if (worker) await worker.terminate();
+  }
+}

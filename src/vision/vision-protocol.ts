@@ -1,0 +1,18 @@
+/** Messages between the event loop and the vision thread (see vision-thread.ts). */
+export interface VisionThreadOptions { modelPath: string; threads: number }
+
+export interface ModelInfo { model: string; dimensions: number; zeroPoint: number }
+
+export type ThreadRequest =
+  | { op: 'embed'; id: number; images: Uint8Array[] }
+  | { op: 'set'; key: string; columns: number[]; codes: Uint8Array }
+  | { op: 'clear'; key: string; columns: number[] }
+  | { op: 'drop'; key: string }
+  | { op: 'score'; id: number; key: string; query: Uint8Array; columns: number };
+
+export type EmbedResult = { vector: Float32Array } | { error: { reason: string; message: string } };
+
+export type ThreadReply =
+  | { id: number; results: EmbedResult[] }
+  | { id: number; scores: Int32Array }
+  | { id: number; failure: string };
