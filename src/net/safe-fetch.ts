@@ -17,7 +17,11 @@ export function isRefusedAddress(address: string): boolean {
   return REFUSED_RANGES.has(parsed.range());
 }
 
-export interface FetchLimits { maxBytes: number; timeoutMs: number; maxRedirects: number; allowPrivate: boolean }
+export interface FetchLimits {
+  maxBytes: number; timeoutMs: number; maxRedirects: number; allowPrivate: boolean;
+  /** Replaces the address policy (tests: refuse one loopback alias while serving from another). */
+  refuseAddress?: (address: string) => boolean;
+}
 
 export class FetchRefusedError extends InvalidInputError {}
 /** The server answered, but not 200. */
@@ -31,13 +35,13 @@ export class FetchFailedError extends InvalidInputError {}
  * The dispatcher checks every address a hostname resolves to when it connects, so the address
  * checked is the address used: no gap for DNS rebinding between a check and the connection.
  */
-function guardedAgent(allowPrivate: boolean) {
+function guardedAgent(refuse: (address: string) => boolean) {
   return new Agent({
     connect: {
       lookup: (hostname, options, callback) => {
         dns.lookup(hostname, { all: true }, (error, addresses) => {
           if (error) return callback(error, '', 4);
-          const refused = !allowPrivate && addresses.find((a) => isRefusedAddress(a.address));
+          const refused = addresses.find((a) => refuse(a.address));
           if (refused) return callback(new FetchRefusedError(`refused to fetch from ${hostname}: ${refused.address} is a private, loopback, link-local or metadata address`, 'url'), '', 4);
           if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
           return callback(null, addresses[0].address, addresses[0].family);
@@ -52,7 +56,8 @@ function guardedAgent(allowPrivate: boolean) {
  * into `sink` through a byte cap, all within the time limit.
  */
 async function fetchInto(url: string, limits: FetchLimits, sink: (body: NodeJS.ReadableStream, cap: Transform) => Promise<void>): Promise<{ bytes: number; contentType: string | undefined }> {
-  const agent = guardedAgent(limits.allowPrivate);
+  const refuse = limits.refuseAddress ?? ((address: string) => !limits.allowPrivate && isRefusedAddress(address));
+  const agent = guardedAgent(refuse);
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   try {
     let current = url;
@@ -63,7 +68,7 @@ async function fetchInto(url: string, limits: FetchLimits, sink: (body: NodeJS.R
       if (parsed.username || parsed.password) throw new InvalidInputError('URLs with credentials are not fetched', 'url');
       // An IP-literal host never goes through the resolver hook: check it here, on every hop.
       const literal = parsed.hostname.replace(/^\[|\]$/g, '');
-      if (!limits.allowPrivate && ipaddr.isValid(literal) && isRefusedAddress(literal)) {
+      if (ipaddr.isValid(literal) && refuse(literal)) {
         throw new FetchRefusedError(`refused to fetch from ${literal}: a private, loopback, link-local or metadata address`, 'url');
       }
       const response = await request(parsed, { dispatcher: agent, signal: deadline, maxRedirections: 0 });
