@@ -36,6 +36,21 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       assert.notEqual(second.api_token, created.api_token);
     });
 
+    it('images status lists the store\'s image pipeline; an unknown store fails with one line', () => {
+      const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Pics', '--name', 'Pics', '--json').stdout);
+      const file = path.join(os.tmpdir(), `vitrine-images-${process.pid}-${dialect}.csv`);
+      fs.writeFileSync(file, 'product_code,Product Name,Category,Selling Price,Image URL 1,Image URL 2\nI1,Shirt,Shirts,10,https://img.example/i1.jpg,https://img.example/i1b.jpg\nI2,Jeans,Jeans,12,https://img.example/i1.jpg,\n');
+      assert.equal(cli('import', '--store', created.store_uuid, file, '--json').status, 0);
+      const r = cli('images', 'status', '--store', created.store_uuid, '--json');
+      assert.equal(r.status, 0, r.stderr);
+      const status = JSON.parse(r.stdout);
+      assert.deepEqual({ images: status.images, pending: status.pending, indexed: status.indexed, failed: status.failed }, { images: 2, pending: 2, indexed: 0, failed: 0 });
+      const unknown = cli('images', 'status', '--store', '00000000-0000-0000-0000-000000000000', '--json');
+      assert.notEqual(unknown.status, 0);
+      assert.equal(unknown.stderr.trim().split('\n').length, 1);
+      fs.rmSync(file, { force: true });
+    });
+
     it('fails with one line on stderr, a non-zero exit and nothing created on bad arguments', () => {
       const before = storeCount();
       for (const args of [
