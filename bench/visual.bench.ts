@@ -9,7 +9,7 @@ if (skipWithoutShared('visual.bench') || !fs.existsSync(FASHION_IMAGES)) process
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const photos = readPhotoLabels().map((p) => fs.readFileSync(p.file));
-const rows = readStyles();
+const rows = readStyles().slice(0, Number(process.env.BENCH_PRODUCTS ?? Infinity));
 const ADMIN = 'bench-admin';
 
 function rssMb(server: ServerProcess) {

@@ -31,7 +31,7 @@ export function startServerProcess(name: string, env: Record<string, string> = {
         child.stdout!.resume();
         resolve({
           port: Number(match[1]), child,
-          stop: () => new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM'); }),
+          stop: () => new Promise((done) => { if (child.exitCode !== null || child.signalCode !== null) return done(); child.once('exit', () => done()); child.kill('SIGTERM'); }),
         });
       }
     });

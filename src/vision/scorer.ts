@@ -41,4 +41,6 @@ export class MatrixScorer {
     });
     return output.scores.data as Int32Array;
   }
+
+  async close() { await this.session.release(); }
 }

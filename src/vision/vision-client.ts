@@ -71,10 +71,17 @@ export class VisionClient {
   clearColumns(key: string, columns: number[]) { this.#worker?.postMessage({ op: 'clear', key, columns } satisfies ThreadRequest); }
   drop(key: string) { this.#worker?.postMessage({ op: 'drop', key } satisfies ThreadRequest); }
 
+  /** Asks the thread to release its sessions and end; terminates it only if it does not within 5 s. */
   async close() {
     const worker = this.#worker;
+    const ready = this.#ready;
     this.#worker = undefined;
     this.#ready = undefined;
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    const started = await ready?.then(() => true, () => false);
+    if (!started) { await worker.terminate(); return; }
+    const exited = new Promise<boolean>((resolve) => { worker.once('exit', () => resolve(true)); setTimeout(() => resolve(false), 5000).unref(); });
+    worker.postMessage({ op: 'close' } satisfies ThreadRequest);
+    if (!(await exited)) await worker.terminate();
   }
 }

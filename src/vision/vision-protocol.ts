@@ -8,6 +8,7 @@ export type ThreadRequest =
   | { op: 'set'; key: string; columns: number[]; codes: Uint8Array }
   | { op: 'clear'; key: string; columns: number[] }
   | { op: 'drop'; key: string }
+  | { op: 'close' }
   | { op: 'score'; id: number; key: string; query: Uint8Array; columns: number };
 
 export type EmbedResult = { vector: Float32Array } | { error: { reason: string; message: string } };

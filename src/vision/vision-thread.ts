@@ -48,6 +48,13 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
     case 'drop':
       matrices.delete(request.key);
       return undefined;
+    case 'close':
+      // Sessions are released before the thread ends: terminating a thread inside onnxruntime aborts the process.
+      matrices.clear();
+      await embedder.close();
+      await scorer.close();
+      port.close();
+      return undefined;
     case 'score': {
       const matrix = matrixFor(request.key);
       const columns = Math.min(request.columns, matrix.capacity);
