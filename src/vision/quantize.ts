@@ -17,14 +17,3 @@ export function quantize(vector: Float32Array, zeroPoint: number): QuantizedVect
   }
   return { codes, scale };
 }
-
-export function dequantize({ codes, scale }: QuantizedVector, zeroPoint: number): Float32Array {
-  return Float32Array.from(codes, (code) => (code - zeroPoint) * scale);
-}
-
-/** Integer dot product of two quantized vectors (what the scorer computes for a whole matrix at once). */
-export function integerDot(a: Uint8Array, b: Uint8Array, zeroPoint: number): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += (a[i] - zeroPoint) * (b[i] - zeroPoint);
-  return sum;
-}

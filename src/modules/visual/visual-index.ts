@@ -5,7 +5,7 @@ import { AttributeColumns, type VisualFilters } from './visual-filters.js';
 import type { ImageCatalog } from './image-catalog.js';
 
 export interface VisualHit { productCode: string; score: number; imageUrl: string }
-export interface HitQuery { query: Uint8Array; queryScale: number; filters: VisualFilters; offset: number; limit: number; exclude?: string }
+export interface HitQuery { queryScale: number; filters: VisualFilters; offset: number; limit: number; exclude?: string }
 
 const PAGE = 5000;
 const OWNER_PRODUCT = 0;
@@ -40,7 +40,7 @@ class StoreVisualIndex {
   readonly #ownersOf = new Map<string, Owner[]>();
   readonly #urlsOf = new Map<string, string[]>();
 
-  constructor(readonly key: string, private readonly model: string) {}
+  constructor(readonly key: string, readonly model: string) {}
 
   get imageCount() { return this.#columnOf.size; }
 
@@ -113,7 +113,6 @@ class StoreVisualIndex {
     return best;
   }
 
-  productRow(code: string) { return this.#rowOf.get(code); }
   isVisible(code: string) { const row = this.#rowOf.get(code); return row !== undefined && this.#visible[row] === 1; }
   urlsOfProduct(code: string) { return this.#urlsOf.get(ownerId('product', code)) ?? []; }
   urlsOfAssets(parent: string) { return this.#urlsOf.get(ownerId('asset', parent)) ?? []; }
@@ -153,7 +152,6 @@ class StoreVisualIndex {
     return rows.slice(offset, wanted).map((row) => ({ productCode: this.#codes[row], score: rounded(row), imageUrl: this.#urlOf[bestColumn.get(row)!]! }));
   }
 
-  vectorModel() { return this.model; }
 }
 
 /**
@@ -171,7 +169,7 @@ export class VisualIndexes {
   async current(storeId: string, changeSeq: number): Promise<StoreVisualIndex> {
     const { model } = await this.vision.info();
     let index = this.#indexes.get(storeId);
-    if (!index || index.generation !== this.vision.generation || index.vectorModel() !== model) {
+    if (!index || index.generation !== this.vision.generation || index.model !== model) {
       let pending = this.#building.get(storeId);
       if (!pending) {
         pending = this.#build(storeId, model).finally(() => this.#building.delete(storeId));
@@ -270,7 +268,7 @@ export class VisualIndexes {
     for (let i = 0; i < list.length; i += 500) {
       const part = list.slice(i, i + 500);
       const rows = await db.selectFrom('images').select(['url', 'vector', 'scale', 'state', 'model']).where('store_id', '=', storeId).where('url', 'in', part).execute();
-      const usable = new Map(rows.filter((r) => r.state === 'indexed' && r.model === index.vectorModel()).map((r) => [r.url, r]));
+      const usable = new Map(rows.filter((r) => r.state === 'indexed' && r.model === index.model).map((r) => [r.url, r]));
       this.#placeVectors(index, part.map((url) => usable.get(url) ?? { url, vector: null, scale: null }));
     }
     index.seq = Math.max(index.seq, latest);
@@ -284,7 +282,6 @@ export class VisualIndexes {
       .where('url', 'in', urls).where('state', '=', 'indexed').where('model', '=', model).execute();
   }
 
-  forget() { this.#indexes.clear(); }
 }
 
 export type { StoreVisualIndex };

@@ -32,7 +32,7 @@ export class VisualService {
     const { codes, scale } = quantize(vector, zeroPoint);
     const index = await this.indexes.current(store.id, store.changeSeq);
     const scores = await this.indexes.score(index, codes);
-    return index.rank(scores, { query: codes, queryScale: scale, filters, ...page }).map(toItem);
+    return index.rank(scores, { queryScale: scale, filters, ...page }).map(toItem);
   }
 
   async similar(store: Store, productCode: string, page: VisualPage): Promise<VisualItem[]> {
@@ -47,7 +47,7 @@ export class VisualService {
     if (!first?.vector) return [];
     const codes = Uint8Array.from(first.vector);
     const scores = await this.indexes.score(index, codes);
-    return index.rank(scores, { query: codes, queryScale: Number(first.scale), filters: new Map(), ...page, exclude: productCode }).map(toItem);
+    return index.rank(scores, { queryScale: Number(first.scale), filters: new Map(), ...page, exclude: productCode }).map(toItem);
   }
 
   async status(storeUuid: string, failuresLimit?: number) {
