@@ -1,6 +1,19 @@
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
-import { analyzeIfPostgres, bareRouteWith, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct } from './lib/harness.js';
+import {
+  analyzeIfPostgres,
+  bareRouteWith,
+  fmt,
+  load,
+  machineLine,
+  postgresAvailable,
+  readStyles,
+  recordSection,
+  skipWithoutShared,
+  startServerProcess,
+  storeWithProducts,
+  toProduct,
+} from './lib/harness.js';
 
 // Assets: link 6 images to each catalog product through POST /v1/assets, then GET /v1/assets?limit=50.
 if (skipWithoutShared('assets.bench')) process.exit(0);
@@ -19,22 +32,38 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   try {
     const bodies: string[] = [];
     for (let i = 0; i < products.length; i += ITEMS_PER_REQUEST) {
-      bodies.push(JSON.stringify(products.slice(i, i + ITEMS_PER_REQUEST).map((p) => ({
-        parent_code: p.product_code,
-        assets: Object.fromEntries(Array.from({ length: 6 }, (_, k) => [`Image URL ${k + 1}`, `https://images.example/${p.product_code}/${k + 1}.jpg`])),
-      }))));
+      bodies.push(
+        JSON.stringify(
+          products.slice(i, i + ITEMS_PER_REQUEST).map((p) => ({
+            parent_code: p.product_code,
+            assets: Object.fromEntries(
+              Array.from({ length: 6 }, (_, k) => [
+                `Image URL ${k + 1}`,
+                `https://images.example/${p.product_code}/${k + 1}.jpg`,
+              ]),
+            ),
+          })),
+        ),
+      );
     }
     let next = 0;
     let links = 0;
     const started = performance.now();
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next < bodies.length) {
-        const res = await fetch(`${base}/v1/assets?store_uuid=${created.store_uuid}`, { method: 'POST', headers, body: bodies[next++] });
-        const body = await res.json() as { data: { created: number; failed: number } };
-        if (res.status !== 200 || body.data.failed > 0) throw new Error(`linking failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-        links += body.data.created;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < bodies.length) {
+          const res = await fetch(`${base}/v1/assets?store_uuid=${created.store_uuid}`, {
+            method: 'POST',
+            headers,
+            body: bodies[next++],
+          });
+          const body = (await res.json()) as { data: { created: number; failed: number } };
+          if (res.status !== 200 || body.data.failed > 0)
+            throw new Error(`linking failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+          links += body.data.created;
+        }
+      }),
+    );
     const linkSeconds = (performance.now() - started) / 1000;
     // What an operator does after a bulk load on PostgreSQL: give the planner statistics (SQLite: a no-op here).
     if (engine === 'postgres') {
@@ -47,10 +76,19 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     const sample = await (await fetch(url, { headers })).text();
     await load(url, { seconds: 2, headers });
     const http = await load(url, { seconds, headers });
-    if (http.non2xx || http.errors) throw new Error(`asset list answered ${http.non2xx} non-2xx, ${http.errors} errors`);
+    if (http.non2xx || http.errors)
+      throw new Error(`asset list answered ${http.non2xx} non-2xx, ${http.errors} errors`);
     await server.stop();
     const bareResult = await bareRouteWith(sample, seconds);
-    return { engine, links, linksPerSecond: links / linkSeconds, linkSeconds, http, bare: bareResult.rps, bytes: sample.length };
+    return {
+      engine,
+      links,
+      linksPerSecond: links / linkSeconds,
+      linkSeconds,
+      http,
+      bare: bareResult.rps,
+      bytes: sample.length,
+    };
   } finally {
     if (server.child.exitCode === null) await server.stop();
     await db.drop();
@@ -66,7 +104,10 @@ const table = [
   '',
   '| engine | links/s | links | time s | `GET /v1/assets?limit=50` req/s (50 conn.) | p50 ms | p99 ms | body bytes | bare route, same body, req/s | HTTP / bare |',
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.engine} | **${fmt(r.linksPerSecond)}** | ${fmt(r.links)} | ${fmt(r.linkSeconds, 1)} | **${fmt(r.http.rps)}** | ${r.http.p50} | ${r.http.p99} | ${fmt(r.bytes)} | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`),
+  ...results.map(
+    (r) =>
+      `| ${r.engine} | **${fmt(r.linksPerSecond)}** | ${fmt(r.links)} | ${fmt(r.linkSeconds, 1)} | **${fmt(r.http.rps)}** | ${r.http.p50} | ${r.http.p99} | ${fmt(r.bytes)} | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`,
+  ),
   '',
   `Target: ≥ 10,000 links/s on SQLite. PostgreSQL: \`ANALYZE\` after the bulk load, before listing. ${seconds} s per measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,
 ].join('\n');

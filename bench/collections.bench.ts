@@ -1,4 +1,17 @@
-import { analyzeIfPostgres, deterministicPrice, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct } from './lib/harness.js';
+import {
+  analyzeIfPostgres,
+  deterministicPrice,
+  fmt,
+  load,
+  machineLine,
+  postgresAvailable,
+  readStyles,
+  recordSection,
+  skipWithoutShared,
+  startServerProcess,
+  storeWithProducts,
+  toProduct,
+} from './lib/harness.js';
 import { prng } from './lib/search-queries.js';
 
 // Collections: 2,000 rule collections (all autoRefresh) over the 44k catalog.
@@ -16,23 +29,39 @@ function collectionBodies() {
   return Array.from({ length: COLLECTIONS }, (_, i) => {
     const row = rows[Math.floor(random() * rows.length)];
     const kind = i % 3;
-    const filters = kind === 0 ? { Department: row.gender, Category: row.articleType }
-      : kind === 1 ? { Category: row.articleType, Colour: [row.baseColour, 'Black'] }
-        : { Category: row.articleType, 'Selling Price': { gte: 20, lte: 120 } };
-    return { id: `c${i}`, name: `Collection ${i}`, filters, sortBy: { dynamic: [{ field: 'Selling Price', order: i % 2 ? 'asc' : 'desc' }] }, autoRefresh: true };
+    const filters =
+      kind === 0
+        ? { Department: row.gender, Category: row.articleType }
+        : kind === 1
+          ? { Category: row.articleType, Colour: [row.baseColour, 'Black'] }
+          : { Category: row.articleType, 'Selling Price': { gte: 20, lte: 120 } };
+    return {
+      id: `c${i}`,
+      name: `Collection ${i}`,
+      filters,
+      sortBy: { dynamic: [{ field: 'Selling Price', order: i % 2 ? 'asc' : 'desc' }] },
+      autoRefresh: true,
+    };
   });
 }
 
 async function runEngine(engine: 'sqlite' | 'postgres') {
   const { db, container, created, store } = await storeWithProducts(engine, products);
-  await container.collections.catchUp(store.id);
+  await container.collections.follower.catchUp(store.id);
 
   const bodies = collectionBodies();
   let started = performance.now();
   for (let i = 0; i < bodies.length; i += 100) await container.collections.create(store, bodies.slice(i, i + 100));
   const createSeconds = (performance.now() - started) / 1000;
   await analyzeIfPostgres(container);
-  const memberRows = Number((await container.storage.db.selectFrom('collection_members').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const memberRows = Number(
+    (
+      await container.storage.db
+        .selectFrom('collection_members')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
   // Extra cost of a 100-product write: the follower re-evaluating those products against every autoRefresh collection.
   const random = prng(9);
@@ -48,7 +77,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     await container.products.upsertProducts(store, batch);
     writes.push(performance.now() - started);
     started = performance.now();
-    await container.collections.catchUp(store.id);
+    await container.collections.follower.catchUp(store.id);
     follows.push(performance.now() - started);
   }
   await container.close();
@@ -58,11 +87,27 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   try {
     const base = `http://127.0.0.1:${server.port}/v1/collection`;
     await fetch(`${base}?store_uuid=${created.store_uuid}&limit=1000`, { headers });
-    const list = await load(`${base}?store_uuid=${created.store_uuid}&limit=1000`, { seconds, headers, connections: 10 });
-    const requests = Array.from({ length: 200 }, (_, i) => ({ method: 'GET' as const, path: `/v1/collection/c${(i * 7) % COLLECTIONS}/products?store_uuid=${created.store_uuid}&limit=100`, headers }));
+    const list = await load(`${base}?store_uuid=${created.store_uuid}&limit=1000`, {
+      seconds,
+      headers,
+      connections: 10,
+    });
+    const requests = Array.from({ length: 200 }, (_, i) => ({
+      method: 'GET' as const,
+      path: `/v1/collection/c${(i * 7) % COLLECTIONS}/products?store_uuid=${created.store_uuid}&limit=100`,
+      headers,
+    }));
     const members = await load(`http://127.0.0.1:${server.port}`, { seconds, requests, connections: 10 });
     if (list.non2xx || members.non2xx) throw new Error('non-2xx answers');
-    return { engine, createSeconds, memberRows, write: [...writes].sort((a, b) => a - b), follow: [...follows].sort((a, b) => a - b), list, members };
+    return {
+      engine,
+      createSeconds,
+      memberRows,
+      write: [...writes].sort((a, b) => a - b),
+      follow: [...follows].sort((a, b) => a - b),
+      list,
+      members,
+    };
   } finally {
     await server.stop();
     await db.drop();
@@ -78,7 +123,10 @@ const table = [
   '',
   '| engine | create all s | member rows | `GET /v1/collection?limit=1000` req/s, p50 / p99 ms (10 conn.) | `/collection/{id}/products?limit=100` req/s, p50 / p99 ms | 100-product write ms p50 | extra follower work per 100-product write ms p50 / p99 |',
   '|---|---:|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.engine} | ${fmt(r.createSeconds, 1)} | ${fmt(r.memberRows)} | ${fmt(r.list.rps)}, ${r.list.p50} / ${r.list.p99} | ${fmt(r.members.rps)}, ${r.members.p50} / ${r.members.p99} | ${fmt(pct(r.write, 0.5), 1)} | **${fmt(pct(r.follow, 0.5), 1)} / ${fmt(pct(r.follow, 0.99), 1)}** |`),
+  ...results.map(
+    (r) =>
+      `| ${r.engine} | ${fmt(r.createSeconds, 1)} | ${fmt(r.memberRows)} | ${fmt(r.list.rps)}, ${r.list.p50} / ${r.list.p99} | ${fmt(r.members.rps)}, ${r.members.p50} / ${r.members.p99} | ${fmt(pct(r.write, 0.5), 1)} | **${fmt(pct(r.follow, 0.5), 1)} / ${fmt(pct(r.follow, 0.99), 1)}** |`,
+  ),
   '',
   `The follower re-evaluates only the changed products against the compiled rules (not every collection over the catalog). Target: well under a second of extra work per 100-product write. PostgreSQL: \`ANALYZE\` after bulk loads. ${seconds} s per HTTP measurement; ${machineLine()}.`,
 ].join('\n');

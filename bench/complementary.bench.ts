@@ -1,5 +1,17 @@
 import { usageClashes } from '../src/modules/recommendations/complement-rules.js';
-import { bareRouteWith, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct } from './lib/harness.js';
+import {
+  bareRouteWith,
+  fmt,
+  load,
+  machineLine,
+  postgresAvailable,
+  readStyles,
+  recordSection,
+  skipWithoutShared,
+  startServerProcess,
+  storeWithProducts,
+  toProduct,
+} from './lib/harness.js';
 import { prng } from './lib/search-queries.js';
 
 // Complete the look over the real catalog: quality of the complements for 1,000 sources across all article types, and speed.
@@ -19,7 +31,11 @@ function sampleSources(): string[] {
   const sources: string[] = [];
   for (let round = 0; sources.length < 1000; round++) {
     let added = false;
-    for (const ids of byType.values()) if (ids[round] && sources.length < 1000) { sources.push(ids[round]); added = true; }
+    for (const ids of byType.values())
+      if (ids[round] && sources.length < 1000) {
+        sources.push(ids[round]);
+        added = true;
+      }
     if (!added) break;
   }
   return sources;
@@ -30,7 +46,9 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
 
   const sources = sampleSources();
   await container.recommendations.complementary(store, sources[0], 10);
-  let results = 0; let wrongGender = 0; let clashing = 0;
+  let results = 0;
+  let wrongGender = 0;
+  let clashing = 0;
   const categoriesByMaster = new Map<string, number[]>();
   const typesWithComplements = new Set<string>();
   const times: number[] = [];
@@ -39,7 +57,10 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     const { categories } = await container.recommendations.complementary(store, code, 10);
     times.push(performance.now() - started);
     const source = byId.get(code)!;
-    categoriesByMaster.set(source.masterCategory, [...(categoriesByMaster.get(source.masterCategory) ?? []), categories.length]);
+    categoriesByMaster.set(source.masterCategory, [
+      ...(categoriesByMaster.get(source.masterCategory) ?? []),
+      categories.length,
+    ]);
     if (categories.length > 0) typesWithComplements.add(source.articleType);
     for (const category of categories) {
       for (const product of category.products) {
@@ -68,8 +89,19 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     times.sort((a, b) => a - b);
     const avg = (list: number[] = []) => list.reduce((a, b) => a + b, 0) / (list.length || 1);
     return {
-      engine, sources: sources.length, results, wrongGender, clashing, categoriesByMaster, avg, typesCovered: typesWithComplements.size, sampledTypes: sampledTypes.size,
-      p50: pct(times, 0.5), p99: pct(times, 0.99), http, bare: bareResult.rps,
+      engine,
+      sources: sources.length,
+      results,
+      wrongGender,
+      clashing,
+      categoriesByMaster,
+      avg,
+      typesCovered: typesWithComplements.size,
+      sampledTypes: sampledTypes.size,
+      p50: pct(times, 0.5),
+      p99: pct(times, 0.99),
+      http,
+      bare: bareResult.rps,
     };
   } finally {
     if (server.child.exitCode === null) await server.stop();
@@ -87,7 +119,10 @@ const table = [
   '',
   '| engine | results | wrong department | clashing usage (formal/party/ethnic vs sports/home) | avg categories: Apparel / Footwear / Accessories | article types with complements | server-side p50 / p99 ms | HTTP req/s (50 conn.), p50 / p99 ms | bare route (same body) req/s | HTTP / bare |',
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.engine} | ${fmt(r.results)} | **${fmt((r.wrongGender / r.results) * 100, 2)} %** | **${fmt((r.clashing / r.results) * 100, 2)} %** | ${fmt(r.avg(r.categoriesByMaster.get('Apparel')), 1)} / ${fmt(r.avg(r.categoriesByMaster.get('Footwear')), 1)} / ${fmt(r.avg(r.categoriesByMaster.get('Accessories')), 1)} | ${r.typesCovered} / ${r.sampledTypes} | **${fmt(r.p50, 2)} / ${fmt(r.p99, 2)}** | ${fmt(r.http.rps)}, ${r.http.p50} / ${r.http.p99} | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`),
+  ...results.map(
+    (r) =>
+      `| ${r.engine} | ${fmt(r.results)} | **${fmt((r.wrongGender / r.results) * 100, 2)} %** | **${fmt((r.clashing / r.results) * 100, 2)} %** | ${fmt(r.avg(r.categoriesByMaster.get('Apparel')), 1)} / ${fmt(r.avg(r.categoriesByMaster.get('Footwear')), 1)} / ${fmt(r.avg(r.categoriesByMaster.get('Accessories')), 1)} | ${r.typesCovered} / ${r.sampledTypes} | **${fmt(r.p50, 2)} / ${fmt(r.p99, 2)}** | ${fmt(r.http.rps)}, ${r.http.p50} / ${r.http.p99} | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`,
+  ),
   '',
   `Targets: wrong department 0; clashing usage < 5 %; ≥ 3 categories for apparel and footwear; every article type the taxonomy places gets complements; p50 ≤ 5 ms, p99 ≤ 20 ms server-side. ${seconds} s per HTTP measurement; ${machineLine()}.`,
 ].join('\n');

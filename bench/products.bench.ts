@@ -3,7 +3,17 @@ import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import {
-  bareRouteWith, fmt, freshDatabase, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, toProduct,
+  bareRouteWith,
+  fmt,
+  freshDatabase,
+  load,
+  machineLine,
+  postgresAvailable,
+  readStyles,
+  recordSection,
+  skipWithoutShared,
+  startServerProcess,
+  toProduct,
 } from './lib/harness.js';
 
 // Products: ingest the real 44k catalog through POST /v1/products (batches of 100, 4 clients), then
@@ -16,7 +26,17 @@ const batches: Array<Record<string, string>[]> = [];
 for (let i = 0; i < products.length; i += 100) batches.push(products.slice(i, i + 100));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 
-interface EngineResult { engine: string; ingestPerSecond: number; ingestSeconds: number; stored: number; http: number; p50: number; p99: number; inProcess: number; bare: number }
+interface EngineResult {
+  engine: string;
+  ingestPerSecond: number;
+  ingestSeconds: number;
+  stored: number;
+  http: number;
+  p50: number;
+  p99: number;
+  inProcess: number;
+  bare: number;
+}
 
 async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
   const db = await freshDatabase(engine);
@@ -32,15 +52,22 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
     let next = 0;
     let stored = 0;
     const started = performance.now();
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next < batches.length) {
-        const batch = batches[next++];
-        const res = await fetch(`${base}/v1/products?store_uuid=${store.store_uuid}`, { method: 'POST', headers, body: JSON.stringify(batch) });
-        const body = await res.json() as { data: { inserted: number; updated: number; failed: number } };
-        if (res.status !== 200 || body.data.failed > 0) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-        stored += body.data.inserted + body.data.updated;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < batches.length) {
+          const batch = batches[next++];
+          const res = await fetch(`${base}/v1/products?store_uuid=${store.store_uuid}`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify(batch),
+          });
+          const body = (await res.json()) as { data: { inserted: number; updated: number; failed: number } };
+          if (res.status !== 200 || body.data.failed > 0)
+            throw new Error(`ingest failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+          stored += body.data.inserted + body.data.updated;
+        }
+      }),
+    );
     const ingestSeconds = (performance.now() - started) / 1000;
 
     // 2. status listing: HTTP, in-process limit, bare route with the same body
@@ -48,14 +75,32 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
     const sample = await (await fetch(url, { headers })).text();
     await load(url, { seconds: 2, headers });
     const http = await load(url, { seconds, headers });
-    if (http.non2xx || http.errors) throw new Error(`status listing answered ${http.non2xx} non-2xx, ${http.errors} errors`);
+    if (http.non2xx || http.errors)
+      throw new Error(`status listing answered ${http.non2xx} non-2xx, ${http.errors} errors`);
     await server.stop();
     const inProcess = spawnSync(process.execPath, ['dist/bench/servers/status-in-process.js'], {
-      env: { ...process.env, DATABASE_URL: db.url, BENCH_STORE: store.store_uuid, BENCH_TOKEN: store.api_token, BENCH_SECONDS: '5' }, encoding: 'utf8',
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        BENCH_STORE: store.store_uuid,
+        BENCH_TOKEN: store.api_token,
+        BENCH_SECONDS: '5',
+      },
+      encoding: 'utf8',
     });
     const inProcessRate = Number(/RESULT ([\d.]+)/.exec(inProcess.stdout)?.[1] ?? NaN);
     const bareResult = await bareRouteWith(sample, seconds);
-    return { engine, ingestPerSecond: products.length / ingestSeconds, ingestSeconds, stored, http: http.rps, p50: http.p50, p99: http.p99, inProcess: inProcessRate, bare: bareResult.rps };
+    return {
+      engine,
+      ingestPerSecond: products.length / ingestSeconds,
+      ingestSeconds,
+      stored,
+      http: http.rps,
+      p50: http.p50,
+      p99: http.p99,
+      inProcess: inProcessRate,
+      bare: bareResult.rps,
+    };
   } finally {
     if (server.child.exitCode === null) await server.stop();
     await db.drop();
@@ -71,13 +116,18 @@ const lines = [
   '',
   '| engine | ingest products/s (POST, 100/batch, 4 clients) | ingest time s | stored |',
   '|---|---:|---:|---:|',
-  ...results.map((r) => `| ${r.engine} | **${fmt(r.ingestPerSecond)}** | ${fmt(r.ingestSeconds, 1)} | ${fmt(r.stored)} |`),
+  ...results.map(
+    (r) => `| ${r.engine} | **${fmt(r.ingestPerSecond)}** | ${fmt(r.ingestSeconds, 1)} | ${fmt(r.stored)} |`,
+  ),
   '',
   'Targets: ≥ 5,000 products/s on SQLite, ≥ 2,500/s on PostgreSQL.',
   '',
   '| engine | `GET /v1/products/status?limit=100` req/s (50 conn.) | p50 ms | p99 ms | in-process rate (1 core, same calls) | HTTP / in-process | bare route, same body, req/s | HTTP / bare |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.engine} | **${fmt(r.http)}** | ${r.p50} | ${r.p99} | ${fmt(r.inProcess)} | ${fmt((r.http / r.inProcess) * 100, 1)} % | ${fmt(r.bare)} | ${fmt((r.http / r.bare) * 100, 1)} % |`),
+  ...results.map(
+    (r) =>
+      `| ${r.engine} | **${fmt(r.http)}** | ${r.p50} | ${r.p99} | ${fmt(r.inProcess)} | ${fmt((r.http / r.inProcess) * 100, 1)} % | ${fmt(r.bare)} | ${fmt((r.http / r.bare) * 100, 1)} % |`,
+  ),
   '',
   `Targets: HTTP ≥ 60 % of the in-process rate and ≥ 1,200 req/s. The in-process loop makes the same calls a request makes (token + store lookup, count, page). ${seconds} s per measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,
 ];

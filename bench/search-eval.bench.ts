@@ -1,6 +1,17 @@
 import MiniSearch from 'minisearch';
-import { analyzeIfPostgres, fmt, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, storeWithProducts, toProduct, type CatalogRow } from './lib/harness.js';
-import { buildQueries, FAMILIES, isRelevant, score, type EvalQuery, type Metrics } from './lib/search-queries.js';
+import {
+  analyzeIfPostgres,
+  fmt,
+  machineLine,
+  postgresAvailable,
+  readStyles,
+  recordSection,
+  skipWithoutShared,
+  storeWithProducts,
+  toProduct,
+  type CatalogRow,
+} from './lib/harness.js';
+import { buildQueries, FAMILIES, isRelevant, score, type Metrics } from './lib/search-queries.js';
 
 // Relevance of text search over the real catalog, per query family, for Vitrine on both engines and MiniSearch.
 if (skipWithoutShared('search-eval.bench')) process.exit(0);
@@ -8,10 +19,12 @@ if (skipWithoutShared('search-eval.bench')) process.exit(0);
 const rows = readStyles();
 const PER_FAMILY = Number(process.env.EVAL_PER_FAMILY ?? 100);
 const queries = buildQueries(rows, PER_FAMILY);
-const judged = queries.map((query) => {
-  const relevant = new Set(rows.filter((row) => isRelevant(row, query.wants)).map((row) => row.id));
-  return { query, relevant };
-}).filter((j) => j.relevant.size > 0);
+const judged = queries
+  .map((query) => {
+    const relevant = new Set(rows.filter((row) => isRelevant(row, query.wants)).map((row) => row.id));
+    return { query, relevant };
+  })
+  .filter((j) => j.relevant.size > 0);
 console.log(`${judged.length} queries with at least one relevant product (${PER_FAMILY} per family asked)`);
 
 type Ranker = (text: string) => Promise<string[]>;
@@ -32,11 +45,15 @@ async function evaluate(name: string, rank: Ranker) {
 
 async function vitrine(engine: 'sqlite' | 'postgres'): Promise<{ rank: Ranker; close(): Promise<void> }> {
   const { db, container, store } = await storeWithProducts(engine, rows.map(toProduct));
-  await container.searchIndexer.catchUp(store.id);
+  await container.searchIndexer.follower.catchUp(store.id);
   await analyzeIfPostgres(container);
   return {
-    rank: async (text) => (await container.search.search(store, { query: text, offset: 0, limit: 10 })).map((r) => r.product_code),
-    close: async () => { await container.close(); await db.drop(); },
+    rank: async (text) =>
+      (await container.search.search(store, { query: text, offset: 0, limit: 10 })).map((r) => r.product_code),
+    close: async () => {
+      await container.close();
+      await db.drop();
+    },
   };
 }
 
@@ -46,8 +63,19 @@ function miniSearch(): Ranker {
     storeFields: ['id'],
     searchOptions: { boost: { title: 2, category: 2 }, prefix: true, fuzzy: 0.2 },
   });
-  index.addAll(rows.map((row) => ({ ...row, title: row.productDisplayName, category: `${row.articleType} ${row.subCategory}`, other: `${row.usage} ${row.season} ${row.masterCategory}` })));
-  return async (text) => index.search(text).slice(0, 10).map((hit) => String(hit.id));
+  index.addAll(
+    rows.map((row) => ({
+      ...row,
+      title: row.productDisplayName,
+      category: `${row.articleType} ${row.subCategory}`,
+      other: `${row.usage} ${row.season} ${row.masterCategory}`,
+    })),
+  );
+  return async (text) =>
+    index
+      .search(text)
+      .slice(0, 10)
+      .map((hit) => String(hit.id));
 }
 
 const systems: Array<Awaited<ReturnType<typeof evaluate>>> = [];
@@ -67,10 +95,17 @@ const lines = [
   '',
   '| family | queries | ' + systems.map((s) => `${s.name} nDCG@10 / P@10 / MRR / zero`).join(' | ') + ' |',
   '|---|---:|' + systems.map(() => '---|').join(''),
-  ...families.map((family) => `| ${family} | ${systems[0].metrics.get(family)!.count} | ` + systems.map((s) => {
-    const m = s.metrics.get(family)!;
-    return `${fmt(m.ndcg, 3)} / ${fmt(m.precision, 3)} / ${fmt(m.mrr, 3)} / ${fmt(m.zero * 100, 1)} %`;
-  }).join(' | ') + ' |'),
+  ...families.map(
+    (family) =>
+      `| ${family} | ${systems[0].metrics.get(family)!.count} | ` +
+      systems
+        .map((s) => {
+          const m = s.metrics.get(family)!;
+          return `${fmt(m.ndcg, 3)} / ${fmt(m.precision, 3)} / ${fmt(m.mrr, 3)} / ${fmt(m.zero * 100, 1)} %`;
+        })
+        .join(' | ') +
+      ' |',
+  ),
   '',
   `Targets: Vitrine nDCG@10 ≥ 0.85 overall and ≥ 0.75 on typos, above MiniSearch on every family. ${machineLine()}.`,
 ];

@@ -1,4 +1,17 @@
-import { analyzeIfPostgres, bareRouteWith, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct } from './lib/harness.js';
+import {
+  analyzeIfPostgres,
+  bareRouteWith,
+  fmt,
+  load,
+  machineLine,
+  postgresAvailable,
+  readStyles,
+  recordSection,
+  skipWithoutShared,
+  startServerProcess,
+  storeWithProducts,
+  toProduct,
+} from './lib/harness.js';
 import { buildQueries } from './lib/search-queries.js';
 
 // Text search speed over the 44k catalog: indexing from scratch, server-side query time over 1,000+
@@ -40,14 +53,24 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   const headers = { authorization: `Bearer ${created.api_token}` };
   const pathOf = (q: string) => `/v1/search?store_uuid=${created.store_uuid}&query=${encodeURIComponent(q)}&limit=20`;
   try {
-    const sample = await (await fetch(`http://127.0.0.1:${server.port}${pathOf('women red dress')}`, { headers })).text();
+    const sample = await (
+      await fetch(`http://127.0.0.1:${server.port}${pathOf('women red dress')}`, { headers })
+    ).text();
     const requests = queries.map((q) => ({ method: 'GET' as const, path: pathOf(q), headers }));
     await load(`http://127.0.0.1:${server.port}`, { seconds: 2, requests });
     const http = await load(`http://127.0.0.1:${server.port}`, { seconds, requests });
     if (http.non2xx || http.errors) throw new Error(`search answered ${http.non2xx} non-2xx, ${http.errors} errors`);
     await server.stop();
     const bareResult = await bareRouteWith(sample, seconds);
-    return { engine, rebuild, p50: percentile(times, 0.5), p99: percentile(times, 0.99), inProcess, http, bare: bareResult.rps };
+    return {
+      engine,
+      rebuild,
+      p50: percentile(times, 0.5),
+      p99: percentile(times, 0.99),
+      inProcess,
+      http,
+      bare: bareResult.rps,
+    };
   } finally {
     if (server.child.exitCode === null) await server.stop();
     await db.drop();
@@ -63,7 +86,10 @@ const table = [
   '',
   '| engine | index 44k from scratch s | server-side p50 ms | p99 ms | in-process req/s (1 core) | HTTP req/s (50 conn.) | HTTP p50 / p99 ms | HTTP / in-process | bare route (same 20 results) req/s | HTTP / bare |',
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.engine} | ${fmt(r.rebuild.seconds, 1)} | **${fmt(r.p50, 2)}** | **${fmt(r.p99, 2)}** | ${fmt(r.inProcess)} | **${fmt(r.http.rps)}** | ${r.http.p50} / ${r.http.p99} | ${fmt((r.http.rps / r.inProcess) * 100, 1)} % | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`),
+  ...results.map(
+    (r) =>
+      `| ${r.engine} | ${fmt(r.rebuild.seconds, 1)} | **${fmt(r.p50, 2)}** | **${fmt(r.p99, 2)}** | ${fmt(r.inProcess)} | **${fmt(r.http.rps)}** | ${r.http.p50} / ${r.http.p99} | ${fmt((r.http.rps / r.inProcess) * 100, 1)} % | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`,
+  ),
   '',
   `Targets: server-side p50 ≤ 2 ms, p99 ≤ 10 ms; HTTP ≥ 60 % of in-process and ≥ 800 req/s on SQLite; indexing ≤ 10 s. PostgreSQL: \`ANALYZE\` after the bulk load. ${seconds} s per HTTP measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,
 ].join('\n');

@@ -1,13 +1,26 @@
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
-import { bareRouteWith, fmt, freshDatabase, load, machineLine, recordSection, startServerProcess } from './lib/harness.js';
+import {
+  bareRouteWith,
+  fmt,
+  freshDatabase,
+  load,
+  machineLine,
+  recordSection,
+  startServerProcess,
+} from './lib/harness.js';
 
 // Spine benchmark: authenticated GET /v1/stores against a bare Fastify route serving the same body, same run, same load.
 const db = await freshDatabase('sqlite');
 const container = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
 await migrateToLatest(container.storage);
-const store = await container.stores.createStore({ workspaceName: 'Bench', name: 'Bench Store', channels: ['web', 'app'], countries: ['FR'] });
+const store = await container.stores.createStore({
+  workspaceName: 'Bench',
+  name: 'Bench Store',
+  channels: ['web', 'app'],
+  countries: ['FR'],
+});
 await container.close();
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -18,7 +31,8 @@ try {
   const sample = await (await fetch(url, { headers })).text();
   await load(url, { seconds: 2, headers });
   const vitrineResult = await load(url, { seconds, headers });
-  if (vitrineResult.non2xx > 0 || vitrineResult.errors > 0) throw new Error(`Vitrine answered ${vitrineResult.non2xx} non-2xx and ${vitrineResult.errors} errors`);
+  if (vitrineResult.non2xx > 0 || vitrineResult.errors > 0)
+    throw new Error(`Vitrine answered ${vitrineResult.non2xx} non-2xx and ${vitrineResult.errors} errors`);
   await vitrine.stop();
   // The bare route answers the very body Vitrine answers, so the ratio measures Vitrine's work, not payload size.
   const bareResult = await bareRouteWith(sample, seconds);

@@ -1,5 +1,18 @@
 import fs from 'node:fs';
-import { bareRouteWith, fmt, load, machineLine, postgresAvailable, readStyles, recordSection, skipWithoutShared, startServerProcess, storeWithProducts, toProduct, type ServerProcess } from './lib/harness.js';
+import {
+  bareRouteWith,
+  fmt,
+  load,
+  machineLine,
+  postgresAvailable,
+  readStyles,
+  recordSection,
+  skipWithoutShared,
+  startServerProcess,
+  storeWithProducts,
+  toProduct,
+  type ServerProcess,
+} from './lib/harness.js';
 import { FASHION_IMAGES, multipartImage, readPhotoLabels, serveImages } from './lib/images.js';
 
 // Search by photo at catalogue scale: the 44k products of styles.csv, each with its own image URL
@@ -25,7 +38,12 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   const products = rows.map((row) => ({ ...toProduct(row), 'Image URL 1': `${images.base}/p/${row.id}.jpg` }));
   const { db, container, created } = await storeWithProducts(engine, products);
   await container.close();
-  const server = await startServerProcess('vitrine', { DATABASE_URL: db.url, VITRINE_RATE_LIMIT: '100000000', VITRINE_ALLOW_PRIVATE_FETCH: 'true', VITRINE_ADMIN_TOKEN: ADMIN });
+  const server = await startServerProcess('vitrine', {
+    DATABASE_URL: db.url,
+    VITRINE_RATE_LIMIT: '100000000',
+    VITRINE_ALLOW_PRIVATE_FETCH: 'true',
+    VITRINE_ADMIN_TOKEN: ADMIN,
+  });
   const url = `http://127.0.0.1:${server.port}`;
   try {
     const rssBefore = rssMb(server);
@@ -33,25 +51,54 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     let status: { images: number; pending: number; indexed: number; failed: number };
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      status = (await (await fetch(`${url}/admin/v1/stores/${created.store_uuid}/images?failures=0`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()).data;
+      status = (
+        await (
+          await fetch(`${url}/admin/v1/stores/${created.store_uuid}/images?failures=0`, {
+            headers: { authorization: `Bearer ${ADMIN}` },
+          })
+        ).json()
+      ).data;
       if (status.images > 0 && status.pending === 0) break;
     }
     const indexSeconds = (performance.now() - started) / 1000;
     const headers = { authorization: `Bearer ${created.api_token}` };
     const uploads = await Promise.all(photos.filter((_, i) => i % 200 === 7).map((photo) => multipartImage(photo)));
-    const first = await fetch(`${url}/v1/visual-search?store_uuid=${created.store_uuid}`, { method: 'POST', body: uploads[0].body, headers: { ...headers, 'content-type': uploads[0].contentType } });
+    const first = await fetch(`${url}/v1/visual-search?store_uuid=${created.store_uuid}`, {
+      method: 'POST',
+      body: uploads[0].body,
+      headers: { ...headers, 'content-type': uploads[0].contentType },
+    });
     const sample = await first.text();
     if (first.status !== 200) throw new Error(`visual search answered ${first.status}: ${sample}`);
     const rssAfter = rssMb(server);
-    const requests = uploads.map((u) => ({ method: 'POST' as const, path: `/v1/visual-search?store_uuid=${created.store_uuid}&limit=20`, headers: { ...headers, 'content-type': u.contentType }, body: u.body }));
+    const requests = uploads.map((u) => ({
+      method: 'POST' as const,
+      path: `/v1/visual-search?store_uuid=${created.store_uuid}&limit=20`,
+      headers: { ...headers, 'content-type': u.contentType },
+      body: u.body,
+    }));
     await load(url, { seconds: 2, connections: 1, requests });
     const serial = await load(url, { seconds, connections: 1, requests });
     const loaded = await load(url, { seconds, connections: 8, requests });
-    const filtered = await load(url, { seconds, connections: 1, requests: requests.map((r) => ({ ...r, path: `${r.path}&filters=${encodeURIComponent('{"Department":"Women"}')}` })) });
-    const similarRequests = rows.filter((_, i) => i % 97 === 0).map((row) => ({ method: 'GET' as const, path: `/v1/similar?store_uuid=${created.store_uuid}&product_code=${row.id}&limit=20`, headers }));
+    const filtered = await load(url, {
+      seconds,
+      connections: 1,
+      requests: requests.map((r) => ({
+        ...r,
+        path: `${r.path}&filters=${encodeURIComponent('{"Department":"Women"}')}`,
+      })),
+    });
+    const similarRequests = rows
+      .filter((_, i) => i % 97 === 0)
+      .map((row) => ({
+        method: 'GET' as const,
+        path: `/v1/similar?store_uuid=${created.store_uuid}&product_code=${row.id}&limit=20`,
+        headers,
+      }));
     await load(url, { seconds: 2, connections: 1, requests: similarRequests });
     const similar = await load(url, { seconds, connections: 1, requests: similarRequests });
-    for (const r of [serial, loaded, filtered, similar]) if (r.non2xx || r.errors) throw new Error(`${r.non2xx} non-2xx, ${r.errors} errors`);
+    for (const r of [serial, loaded, filtered, similar])
+      if (r.non2xx || r.errors) throw new Error(`${r.non2xx} non-2xx, ${r.errors} errors`);
     await server.stop();
     const bare = await bareRouteWith(sample, seconds);
     return { engine, status: status!, indexSeconds, rssBefore, rssAfter, serial, loaded, filtered, similar, bare };
@@ -71,7 +118,9 @@ if (engines.includes('postgres')) {
 }
 for (const r of results) console.log(JSON.stringify(r));
 
-recordSection('Search by photo: speed (visual.bench)', `
+recordSection(
+  'Search by photo: speed (visual.bench)',
+  `
 ${machineLine()}. ${fmt(rows.length)} products from styles.csv, each with its own image URL (the 3,988 photos reused),
 fetched from a local HTTP server and embedded by the worker of \`vitrine serve\` (one vision thread for indexing,
 one for queries). Visual search = multipart upload of a real 224×224 JPEG, decode, embed, score all images, rank;
@@ -79,8 +128,9 @@ autocannon in another process, ${seconds} s per row. Bare route = a bare Fastify
 
 | engine | images indexed | indexing (images/s) | RSS before → after (MB) | RSS per image | visual search p50 / p99 (1 conn) | req/s (1 / 8 conn) | with filter p50 / p99 | /similar p50 / p99 | bare route req/s | ratio (8 conn) |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${results.map((r) => `| ${r.engine} | ${fmt(r.status.indexed)} | ${fmt(r.status.indexed / r.indexSeconds)} | ${fmt(r.rssBefore)} → ${fmt(r.rssAfter)} | ${fmt((r.rssAfter - r.rssBefore) * 1024 * 1024 / r.status.indexed)} B | ${r.serial.p50} / ${r.serial.p99} ms | ${fmt(r.serial.rps)} / ${fmt(r.loaded.rps)} | ${r.filtered.p50} / ${r.filtered.p99} ms | ${r.similar.p50} / ${r.similar.p99} ms | ${fmt(r.bare.rps)} | ${fmt(100 * r.loaded.rps / r.bare.rps, 1)} % |`).join('\n')}
+${results.map((r) => `| ${r.engine} | ${fmt(r.status.indexed)} | ${fmt(r.status.indexed / r.indexSeconds)} | ${fmt(r.rssBefore)} → ${fmt(r.rssAfter)} | ${fmt(((r.rssAfter - r.rssBefore) * 1024 * 1024) / r.status.indexed)} B | ${r.serial.p50} / ${r.serial.p99} ms | ${fmt(r.serial.rps)} / ${fmt(r.loaded.rps)} | ${r.filtered.p50} / ${r.filtered.p99} ms | ${r.similar.p50} / ${r.similar.p99} ms | ${fmt(r.bare.rps)} | ${fmt((100 * r.loaded.rps) / r.bare.rps, 1)} % |`).join('\n')}
 
 RSS is the serving process's (its index loaded by the first query); "per image" divides its growth by the images
 indexed, so it includes the product attributes kept for filters as well as the vectors (1,280 bytes each).
-`);
+`,
+);

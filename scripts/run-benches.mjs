@@ -3,7 +3,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
 const only = process.argv.slice(2);
-const files = fs.readdirSync('dist/bench').filter((f) => f.endsWith('.bench.js') && (only.length === 0 || only.some((o) => f.includes(o)))).sort();
+const files = fs
+  .readdirSync('dist/bench')
+  .filter((f) => f.endsWith('.bench.js') && (only.length === 0 || only.some((o) => f.includes(o))))
+  .sort();
 let failed = 0;
 for (const file of files) {
   console.log(`\n### ${file}`);

@@ -4,26 +4,38 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
-const probe = (url) => new Promise((resolve) => {
-  const { hostname, port } = new URL(url);
-  const socket = net.connect({ host: hostname, port: Number(port) }, () => { socket.destroy(); resolve(true); });
-  socket.setTimeout(1500, () => { socket.destroy(); resolve(false); });
-  socket.on('error', () => resolve(false));
-});
+const probe = (url) =>
+  new Promise((resolve) => {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect({ host: hostname, port: Number(port) }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.setTimeout(1500, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(false));
+  });
 
 const pgUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const dialects = process.env.TEST_DIALECTS ?? 'sqlite,postgres';
-const pg = dialects.includes('postgres') && await probe(pgUrl);
+const pg = dialects.includes('postgres') && (await probe(pgUrl));
 const redis = await probe(redisUrl);
-console.log(`Test engines: SQLite yes; PostgreSQL ${pg ? `yes (${pgUrl})` : `NO - the PostgreSQL half of every suite is SKIPPED (${dialects.includes('postgres') ? `nothing at ${pgUrl}` : 'TEST_DIALECTS'})`}; Redis ${redis ? 'yes' : 'NO - Redis tests SKIPPED'}`);
+console.log(
+  `Test engines: SQLite yes; PostgreSQL ${pg ? `yes (${pgUrl})` : `NO - the PostgreSQL half of every suite is SKIPPED (${dialects.includes('postgres') ? `nothing at ${pgUrl}` : 'TEST_DIALECTS'})`}; Redis ${redis ? 'yes' : 'NO - Redis tests SKIPPED'}`,
+);
 
-const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-  const full = path.join(dir, entry.name);
-  return entry.isDirectory() ? walk(full) : entry.name.endsWith('.test.js') ? [full] : [];
-});
+const walk = (dir) =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? walk(full) : entry.name.endsWith('.test.js') ? [full] : [];
+  });
 const only = process.argv.slice(2);
-const files = walk('dist/test').filter((file) => only.length === 0 || only.some((o) => file.includes(o))).sort();
+const files = walk('dist/test')
+  .filter((file) => only.length === 0 || only.some((o) => file.includes(o)))
+  .sort();
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
 if (!pg && dialects.includes('postgres')) console.log('NOTE: PostgreSQL tests were SKIPPED (not reachable).');
 process.exit(result.status ?? 1);

@@ -11,8 +11,11 @@ import { trackKnownRoutes } from './http/known-routes.js';
 import { registerAdminAuth, registerTenantAuth } from './http/auth.js';
 import { errorEnvelope } from './http/envelope.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
-import { adminRoutes } from './modules/admin/admin.routes.js';
-import { importRoutes } from './modules/admin/import.routes.js';
+import { storesAdminRoutes } from './modules/stores/stores.admin.routes.js';
+import { searchAdminRoutes } from './modules/search/search.admin.routes.js';
+import { recommendationsAdminRoutes } from './modules/recommendations/recommendations.admin.routes.js';
+import { visualAdminRoutes } from './modules/visual/visual.admin.routes.js';
+import { importsAdminRoutes } from './modules/imports/imports.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
@@ -42,7 +45,10 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.apikey', 'headers.authorization', 'headers.apikey'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.apikey', 'headers.authorization', 'headers.apikey'],
+        censor: '[redacted]',
+      },
     },
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
@@ -54,7 +60,9 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onRequest', async (request, reply) => { reply.header('x-request-id', request.id); });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
   // Bodies are JSON (multipart only where a route says so): a text/plain body is a wrong content type (400).
   app.removeContentTypeParser('text/plain');
 
@@ -87,24 +95,37 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     }
   });
 
-  await app.register(async (v1) => {
-    await registerTenantAuth(v1, { stores: container.stores, rateLimitPerMinute: config.rateLimitPerMinute, redis: container.redis });
-    await v1.register(storesRoutes, { stores: container.stores });
-    await v1.register(productsRoutes, { products: container.products, queries: container.productQueries });
-    await v1.register(assetsRoutes, { assets: container.assets });
-    await v1.register(searchRoutes, { search: container.search });
-    await v1.register(collectionsRoutes, { collections: container.collections });
-    await v1.register(recommendationsRoutes, { recommendations: container.recommendations });
-    await v1.register(visualRoutes, { visual: container.visual });
-  }, { prefix: '/v1' });
+  await app.register(
+    async (v1) => {
+      await registerTenantAuth(v1, {
+        stores: container.stores,
+        rateLimitPerMinute: config.rateLimitPerMinute,
+        redis: container.redis,
+      });
+      await v1.register(storesRoutes, { stores: container.stores });
+      await v1.register(productsRoutes, { products: container.products, queries: container.productQueries });
+      await v1.register(assetsRoutes, { assets: container.assets });
+      await v1.register(searchRoutes, { search: container.search });
+      await v1.register(collectionsRoutes, { collections: container.collections });
+      await v1.register(recommendationsRoutes, { recommendations: container.recommendations });
+      await v1.register(visualRoutes, { visual: container.visual });
+    },
+    { prefix: '/v1' },
+  );
 
   if (config.adminToken) {
     const adminToken = config.adminToken;
-    await app.register(async (admin) => {
-      registerAdminAuth(admin, adminToken);
-      await admin.register(adminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer, recommendations: container.recommendations, visual: container.visual });
-      await admin.register(importRoutes, { imports: container.imports });
-    }, { prefix: '/admin/v1' });
+    await app.register(
+      async (admin) => {
+        registerAdminAuth(admin, adminToken);
+        await admin.register(storesAdminRoutes, { stores: container.stores });
+        await admin.register(searchAdminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer });
+        await admin.register(recommendationsAdminRoutes, { recommendations: container.recommendations });
+        await admin.register(visualAdminRoutes, { visual: container.visual });
+        await admin.register(importsAdminRoutes, { imports: container.imports });
+      },
+      { prefix: '/admin/v1' },
+    );
   }
 
   return app;

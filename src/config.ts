@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { MAX_JSON_BODY_BYTES } from './catalog/limits.js';
+
+const MB = 1024 * 1024;
 
 /** Every setting of CONTRACT §1, with its default. This file is the only reader of process.env. */
 const ConfigSchema = Type.Object({
@@ -21,6 +24,14 @@ const ConfigSchema = Type.Object({
   imageModelPath: Type.Optional(Type.String({ minLength: 1 })),
   /** First retry delay of a failed image fetch (VITRINE_IMAGE_RETRY_MS); each retry waits 4× longer. */
   imageRetryBaseMs: Type.Integer({ minimum: 0 }),
+  /**
+   * Memory budgets of the per-store in-memory indexes (least recently used store evicted first,
+   * rebuilt on demand): search by photo (VITRINE_VISUAL_INDEX_MB), complete the look
+   * (VITRINE_COMPLEMENTS_INDEX_MB), text-search typo vocabularies (VITRINE_SEARCH_VOCABULARY_MB).
+   */
+  visualIndexBytes: Type.Integer({ minimum: 1 }),
+  complementsIndexBytes: Type.Integer({ minimum: 1 }),
+  searchVocabularyBytes: Type.Integer({ minimum: 1 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -52,14 +63,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     adminToken: env.VITRINE_ADMIN_TOKEN || undefined,
     rateLimitPerMinute: parseInteger('VITRINE_RATE_LIMIT', env.VITRINE_RATE_LIMIT, 1200),
     allowPrivateFetch: parseBoolean('VITRINE_ALLOW_PRIVATE_FETCH', env.VITRINE_ALLOW_PRIVATE_FETCH, false),
-    logLevel: (env.LOG_LEVEL || 'info') as Config['logLevel'],
-    bodyLimitBytes: 10 * 1024 * 1024,
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimitBytes: MAX_JSON_BODY_BYTES,
     dataDir: env.VITRINE_DATA_DIR || './var',
     assetFormats: env.VITRINE_ASSET_FORMATS
-      ? env.VITRINE_ASSET_FORMATS.split(',').map((s) => s.trim()).filter(Boolean)
+      ? env.VITRINE_ASSET_FORMATS.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
       : DEFAULT_ASSET_FORMATS,
     imageModelPath: env.VITRINE_IMAGE_MODEL || undefined,
     imageRetryBaseMs: parseInteger('VITRINE_IMAGE_RETRY_MS', env.VITRINE_IMAGE_RETRY_MS, 5000),
+    visualIndexBytes: parseInteger('VITRINE_VISUAL_INDEX_MB', env.VITRINE_VISUAL_INDEX_MB, 1024) * MB,
+    complementsIndexBytes: parseInteger('VITRINE_COMPLEMENTS_INDEX_MB', env.VITRINE_COMPLEMENTS_INDEX_MB, 512) * MB,
+    searchVocabularyBytes: parseInteger('VITRINE_SEARCH_VOCABULARY_MB', env.VITRINE_SEARCH_VOCABULARY_MB, 256) * MB,
     ...overrides,
   };
   if (config.redisUrl === undefined) delete config.redisUrl;

@@ -1,18 +1,20 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
+import { SeqCache } from './storage/seq-cache.js';
+import { ChangeFeed } from './jobs/change-feed.js';
+import { WorkerRegistry, type WorkerErrorLog } from './jobs/workers.js';
 import { StoresService } from './modules/stores/stores.service.js';
 import { ProductsService } from './modules/products/products.service.js';
-import { ChangeFeed } from './changes/change-feed.js';
-import { SeqCache } from './changes/seq-cache.js';
 import { ProductQueries } from './modules/products/product-queries.js';
+import { ProductsReadPort } from './modules/products/products.read-port.js';
 import { AssetsService } from './modules/assets/assets.service.js';
 import { createTextIndex } from './search/text-index.js';
 import { SearchIndexer } from './modules/search/search-indexer.js';
 import { SearchService } from './modules/search/search.service.js';
 import { CollectionsService } from './modules/collections/collections.service.js';
 import { RecommendationsService } from './modules/recommendations/recommendations.service.js';
-import { ImportsService } from './modules/products/imports.service.js';
+import { ImportsService } from './modules/imports/imports.service.js';
 import { VisionClient } from './vision/vision-client.js';
 import { DEFAULT_MODEL_PATH } from './vision/embedder.js';
 import { ImageCatalog } from './modules/visual/image-catalog.js';
@@ -27,9 +29,12 @@ export interface Container {
   storage: StorageHandle;
   redis?: Redis;
   changes: ChangeFeed;
+  /** The background workers `vitrine serve` and `vitrine worker` start (src/jobs/workers.ts). */
+  workers: WorkerRegistry;
   stores: StoresService;
   products: ProductsService;
   productQueries: ProductQueries;
+  productsRead: ProductsReadPort;
   assets: AssetsService;
   searchIndexer: SearchIndexer;
   search: SearchService;
@@ -45,49 +50,97 @@ export interface Container {
 export interface ContainerOptions {
   /** Use this storage instead of opening DATABASE_URL (tests: a schema of their own). */
   storage?: StorageHandle;
+  /** Where background workers report failures (the server's logger); silent by default. */
+  onWorkerError?: WorkerErrorLog;
 }
 
 export function createRedis(url: string): Redis {
   // Fail fast while Redis is down (the request answers 502) instead of queueing commands forever.
-  return new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, enableOfflineQueue: true, lazyConnect: false });
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+  });
 }
 
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
   const storage = options.storage ?? openDatabase(config.databaseUrl);
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
   redis?.on('error', () => {});
+  const onError = options.onWorkerError;
   const changes = new ChangeFeed(storage);
   const stores = new StoresService(storage);
+  const productsRead = new ProductsReadPort(storage);
   const products = new ProductsService(storage, changes);
-  const counts = new SeqCache(storage, changes);
+  const counts = new SeqCache(changes);
   const productQueries = new ProductQueries(storage, counts);
-  const assets = new AssetsService(storage, changes, counts, stores, config.assetFormats);
+  const assets = new AssetsService(storage, changes, counts, stores, productsRead, config.assetFormats);
   stores.setChannelUsage((store) => assets.channelUsage(store));
   const textIndex = createTextIndex(storage);
-  const searchIndexer = new SearchIndexer(storage, changes, textIndex);
-  const search = new SearchService(storage, textIndex, searchIndexer);
-  const collections = new CollectionsService(storage, changes, counts);
-  const recommendations = new RecommendationsService(storage);
-  const imports = new ImportsService(storage, products, stores, { dataDir: config.dataDir, allowPrivateFetch: config.allowPrivateFetch });
+  const searchIndexer = new SearchIndexer(storage, changes, textIndex, productsRead, stores, onError);
+  const search = new SearchService(storage, textIndex, searchIndexer, productsRead, {
+    vocabularyBytes: config.searchVocabularyBytes,
+  });
+  const collections = new CollectionsService(storage, changes, counts, productsRead, onError);
+  const recommendations = new RecommendationsService(storage, changes, productsRead, stores, {
+    indexBytes: config.complementsIndexBytes,
+  });
+  const imports = new ImportsService(
+    storage,
+    products,
+    stores,
+    { dataDir: config.dataDir, allowPrivateFetch: config.allowPrivateFetch },
+    onError,
+  );
   const modelPath = config.imageModelPath ?? DEFAULT_MODEL_PATH;
   // Two vision threads: queries never wait behind a batch of catalogue images being embedded.
   const queryVision = new VisionClient({ modelPath, threads: 1 });
   const indexVision = new VisionClient({ modelPath, threads: 1 });
-  const imageCatalog = new ImageCatalog(storage, changes);
+  const imageCatalog = new ImageCatalog(storage, changes, productsRead, assets, onError);
   const imageJobs = new ImageJobs(storage, changes, { maxAttempts: 4, baseDelayMs: config.imageRetryBaseMs });
-  const imageWorker = new ImageWorker(imageJobs, indexVision, { allowPrivateFetch: config.allowPrivateFetch });
-  imageCatalog.onQueued(() => imageWorker.kick());
-  const visual = new VisualService(new VisualIndexes(storage, imageCatalog, queryVision), queryVision, imageJobs, stores);
+  const imageWorker = new ImageWorker(imageJobs, indexVision, {
+    allowPrivateFetch: config.allowPrivateFetch,
+    onError: (error) => onError?.('visual.embed', error),
+  });
+  const visualIndexes = new VisualIndexes(storage, changes, productsRead, imageCatalog, queryVision, {
+    indexBytes: config.visualIndexBytes,
+  });
+  const visual = new VisualService(visualIndexes, queryVision, imageJobs, stores, imageCatalog);
+
+  // Every background job of a process, by name; `serve` runs them all (unless told to leave image
+  // embedding to `vitrine worker` processes), `worker` runs the fetching, embedding and imports.
+  const workers = new WorkerRegistry();
+  workers.register(searchIndexer.follower, ['serve']);
+  workers.register(collections.follower, ['serve']);
+  workers.register(imageCatalog.follower, ['serve', 'worker']);
+  workers.register(imageWorker, ['serve', 'worker']);
+  workers.register(imports.worker, ['serve', 'worker']);
+  imageCatalog.onQueued(() => workers.wake(imageWorker.name));
+
   return {
-    config, storage, redis, changes, stores, products, productQueries, assets, searchIndexer, search, collections, recommendations, imports,
-    imageCatalog, imageWorker, visual,
+    config,
+    storage,
+    redis,
+    changes,
+    workers,
+    stores,
+    products,
+    productQueries,
+    productsRead,
+    assets,
+    searchIndexer,
+    search,
+    collections,
+    recommendations,
+    imports,
+    imageCatalog,
+    imageWorker,
+    visual,
     async close() {
-      await imageWorker.stop();
-      await imageCatalog.stop();
+      await workers.stop();
+      visualIndexes.close();
       await Promise.all([queryVision.close(), indexVision.close()]);
-      await imports.stop();
-      await searchIndexer.stop();
-      await collections.stop();
       redis?.disconnect();
       await storage.close();
     },

@@ -4,28 +4,52 @@
  */
 export abstract class AppError extends Error {
   abstract readonly code: string;
-  constructor(message: string, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }
 }
 
 /** Input that is present but fails the documented format (types, enums, bounds). */
-export class InvalidInputError extends AppError { readonly code = 'invalid_input'; }
+export class InvalidInputError extends AppError {
+  readonly code = 'invalid_input';
+}
 /** Input that is malformed or missing (a required parameter, unparsable JSON). */
-export class InvalidRequestError extends AppError { readonly code = 'invalid_request'; }
-export class UnauthorizedError extends AppError { readonly code = 'unauthorized'; }
-export class NotFoundError extends AppError { readonly code: string = 'not_found'; }
-export class ConflictError extends AppError { readonly code = 'conflict'; }
-export class PayloadTooLargeError extends AppError { readonly code = 'payload_too_large'; }
+export class InvalidRequestError extends AppError {
+  readonly code = 'invalid_request';
+}
+export class UnauthorizedError extends AppError {
+  readonly code = 'unauthorized';
+}
+export class NotFoundError extends AppError {
+  readonly code: string = 'not_found';
+}
+export class ConflictError extends AppError {
+  readonly code = 'conflict';
+}
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'payload_too_large';
+}
 export class RateLimitedError extends AppError {
   readonly code = 'rate_limited';
-  constructor(message: string, readonly retryAfterSeconds: number) { super(message); }
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
 }
 /** A backing service (database, Redis) cannot be reached. */
-export class DependencyUnavailableError extends AppError { readonly code = 'dependency_unavailable'; }
+export class DependencyUnavailableError extends AppError {
+  readonly code = 'dependency_unavailable';
+}
 
 export class StoreNotFoundError extends NotFoundError {
   override readonly code = 'store_not_found';
-  constructor() { super('store not found', 'store_uuid'); }
+  constructor() {
+    super('store not found', 'store_uuid');
+  }
 }

@@ -6,28 +6,38 @@ import { createContainer, type Container } from './container.js';
 import type { Config } from './config.js';
 import { migrateToLatest } from './storage/migrate.js';
 
-export interface RunningServer { app: FastifyInstance; container: Container; url: string }
+export interface RunningServer {
+  app: FastifyInstance;
+  container: Container;
+  url: string;
+}
 
 /**
  * Opens the database, brings the schema up to date, prints where it listens, and serves until
  * SIGTERM/SIGINT: in-flight requests finish, then the database is closed.
  */
-export async function startServer(config: Config, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`), options: { worker?: boolean } = {}): Promise<RunningServer> {
-  const container = createContainer(config);
+export async function startServer(
+  config: Config,
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  options: { worker?: boolean } = {},
+): Promise<RunningServer> {
+  const log = pino({ level: config.logLevel });
+  const onWorkerError = (worker: string, err: unknown) => log.error({ err, worker }, 'background work failed');
+  const container = createContainer(config, { onWorkerError });
   await migrateToLatest(container.storage);
   const app = await buildApp(container);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   print(`Vitrine serving the catalog API on ${url} (database ${container.storage.description})`);
-  print(`Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`);
-  print(`Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`);
+  print(
+    `Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`,
+  );
+  print(
+    `Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`,
+  );
   await app.listen({ port: config.port, host: config.host });
-  // The text index follows the change log in the background (queries also catch up inline).
-  container.searchIndexer.start(200, (err) => app.log.error({ err }, 'search indexing failed'));
-  container.collections.start(200, (err) => app.log.error({ err }, 'collection refresh failed'));
-  container.imports.start();
-  // Catalogue images are fetched and embedded here too, unless separate `vitrine worker` processes do it.
-  container.imageCatalog.start(200, (err) => app.log.error({ err }, 'image catalogue update failed'));
-  if (options.worker !== false) void container.imageWorker.start().catch((err: unknown) => app.log.error({ err }, 'image worker failed to start'));
+  // Every registered 'serve' worker: change followers, imports, and image embedding unless separate
+  // `vitrine worker` processes do it (--no-worker).
+  await container.workers.start('serve', options.worker === false ? [container.imageWorker.name] : [], onWorkerError);
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
@@ -42,14 +52,16 @@ export async function startServer(config: Config, print: (line: string) => void 
  * catalogue images, fetches and embeds them, and runs queued imports; several workers (and serving
  * processes) share one PostgreSQL queue without taking the same image twice.
  */
-export async function startWorker(config: Config, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<Container> {
-  const container = createContainer(config);
-  await migrateToLatest(container.storage);
+export async function startWorker(
+  config: Config,
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<Container> {
   const log = pino({ level: config.logLevel });
-  print(`Vitrine worker: fetching and embedding catalogue images (database ${container.storage.description})`);
-  container.imageCatalog.start(200, (err) => log.error({ err }, 'image catalogue update failed'));
-  await container.imageWorker.start();
-  container.imports.start();
+  const onWorkerError = (worker: string, err: unknown) => log.error({ err, worker }, 'background work failed');
+  const container = createContainer(config, { onWorkerError });
+  await migrateToLatest(container.storage);
+  print(`Vitrine worker: ${container.workers.names('worker').join(', ')} (database ${container.storage.description})`);
+  await container.workers.start('worker', [], onWorkerError);
   closeWithGrace({ delay: 15_000 }, async ({ err, signal }) => {
     if (err) log.error({ err }, 'shutting down after an error');
     else log.info({ signal }, 'shutting down');

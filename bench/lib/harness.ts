@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import { createRequire } from 'node:module';
+import type autocannonModule from 'autocannon';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.js';
@@ -15,23 +16,39 @@ export const SHARED = path.resolve('../shared');
 export const STYLES_CSV = path.join(SHARED, 'datasets/fashion-catalog/styles.csv');
 export const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-export interface ServerProcess { port: number; child: ChildProcess; stop(): Promise<void> }
+// The load generator is developer tooling installed under tools/ (`npm ci --prefix tools`, done by `npm run bench`).
+const autocannon = createRequire(path.resolve('tools/package.json'))('autocannon') as typeof autocannonModule;
+
+export interface ServerProcess {
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
 
 /** Starts `dist/bench/servers/<name>.js` in its own process; it prints `READY <port>` when listening. */
 export function startServerProcess(name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const script = path.resolve(`dist/bench/servers/${name}.js`);
-  const child = spawn(process.execPath, [script], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       const match = /READY (\d+)/.exec(buffer);
       if (match) {
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
+        child.stdout.removeAllListeners('data');
+        child.stdout.resume();
         resolve({
-          port: Number(match[1]), child,
-          stop: () => new Promise((done) => { if (child.exitCode !== null || child.signalCode !== null) return done(); child.once('exit', () => done()); child.kill('SIGTERM'); }),
+          port: Number(match[1]),
+          child,
+          stop: () =>
+            new Promise((done) => {
+              if (child.exitCode !== null || child.signalCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
         });
       }
     });
@@ -39,46 +56,99 @@ export function startServerProcess(name: string, env: Record<string, string> = {
   });
 }
 
-export interface LoadResult { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
 
 /** autocannon against one URL; the server runs in another process. */
-export async function load(url: string, options: { headers?: Record<string, string>; connections?: number; seconds?: number; requests?: autocannon.Request[] } = {}): Promise<LoadResult> {
+export async function load(
+  url: string,
+  options: {
+    headers?: Record<string, string>;
+    connections?: number;
+    seconds?: number;
+    requests?: autocannonModule.Request[];
+  } = {},
+): Promise<LoadResult> {
   const result = await autocannon({
-    url, connections: options.connections ?? 50, duration: options.seconds ?? 10, headers: options.headers,
+    url,
+    connections: options.connections ?? 50,
+    duration: options.seconds ?? 10,
+    headers: options.headers,
     ...(options.requests ? { requests: options.requests } : {}),
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
 }
 
 /** A fresh database for one benchmark run: a SQLite file in a temp dir, or a PostgreSQL schema. */
 export async function freshDatabase(dialect: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-bench-'));
-    return { url: `sqlite:${path.join(dir, 'bench.db')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${path.join(dir, 'bench.db')}`,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const run = async (statement: string) => {
     const client = new pg.Client({ connectionString: POSTGRES_URL });
     await client.connect();
-    try { await client.query(statement); } finally { await client.end(); }
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
   };
   await run(`CREATE SCHEMA ${schema}`);
-  return { url: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, drop: () => run(`DROP SCHEMA ${schema} CASCADE`) };
+  return {
+    url: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    drop: () => run(`DROP SCHEMA ${schema} CASCADE`),
+  };
 }
 
 export async function postgresAvailable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1500 });
-  try { await client.connect(); await client.end(); return true; } catch { return false; }
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-export interface CatalogRow { id: string; gender: string; masterCategory: string; subCategory: string; articleType: string; baseColour: string; season: string; year: string; usage: string; productDisplayName: string }
+export interface CatalogRow {
+  id: string;
+  gender: string;
+  masterCategory: string;
+  subCategory: string;
+  articleType: string;
+  baseColour: string;
+  season: string;
+  year: string;
+  usage: string;
+  productDisplayName: string;
+}
 
 /**
  * Reads styles.csv as its README says to read every row: split on the first 9 commas, the rest of the
  * line is productDisplayName (22 lines carry unquoted commas there).
  */
 export function readStyles(): CatalogRow[] {
-  const lines = fs.readFileSync(STYLES_CSV, 'utf8').split('\n').filter((line) => line.length > 0);
+  const lines = fs
+    .readFileSync(STYLES_CSV, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0);
   const header = lines[0].split(',');
   return lines.slice(1).map((line) => {
     const parts: string[] = [];
@@ -126,7 +196,9 @@ export function machineLine(): string {
 /** Replaces (or appends) the section `## <title>` of BENCHMARKS.md. */
 export function recordSection(title: string, body: string) {
   const file = path.resolve('BENCHMARKS.md');
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n\nProduced by `npm run bench` on the project\'s 2-core machine. Each section is rewritten by its benchmark.\n';
+  const current = fs.existsSync(file)
+    ? fs.readFileSync(file, 'utf8')
+    : "# Benchmarks\n\nProduced by `npm run bench` on the project's 2-core machine. Each section is rewritten by its benchmark.\n";
   const section = `## ${title}\n\n${body.trim()}\n`;
   const pattern = new RegExp(`## ${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[\\s\\S]*?(?=\\n## |$)`);
   const next = pattern.test(current) ? current.replace(pattern, section) : `${current.trimEnd()}\n\n${section}`;
@@ -145,13 +217,18 @@ export async function analyzeIfPostgres(container: Container) {
 }
 
 /** A fresh database with one store holding `products`, written through the product service. */
-export async function storeWithProducts(engine: 'sqlite' | 'postgres', products: Array<Record<string, unknown>>, storeInput: Partial<CreateStoreInput> = {}) {
+export async function storeWithProducts(
+  engine: 'sqlite' | 'postgres',
+  products: Array<Record<string, unknown>>,
+  storeInput: Partial<CreateStoreInput> = {},
+) {
   const db = await freshDatabase(engine);
   const container = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
   await migrateToLatest(container.storage);
   const created = await container.stores.createStore({ workspaceName: 'Bench', name: 'Bench Store', ...storeInput });
   const store = await container.stores.getStore(created.store_uuid);
-  for (let i = 0; i < products.length; i += 100) await container.products.upsertProducts(store, products.slice(i, i + 100));
+  for (let i = 0; i < products.length; i += 100)
+    await container.products.upsertProducts(store, products.slice(i, i + 100));
   await analyzeIfPostgres(container);
   return { db, container, created, store };
 }

@@ -8,7 +8,13 @@ import { SHARED } from './harness.js';
 export const FASHION_IMAGES = path.join(SHARED, 'datasets/fashion-images');
 export const FASHION_MNIST = path.join(SHARED, 'datasets/fashion-mnist');
 
-export interface LabelledPhoto { id: string; file: string; type: string; colour: string; gender: string }
+export interface LabelledPhoto {
+  id: string;
+  file: string;
+  type: string;
+  colour: string;
+  gender: string;
+}
 
 export function readPhotoLabels(): LabelledPhoto[] {
   const lines = fs.readFileSync(path.join(FASHION_IMAGES, 'labels.csv'), 'utf8').trim().split('\n').slice(1);
@@ -25,21 +31,39 @@ export async function readFashionMnist(count: number): Promise<Array<{ png: Buff
   const out: Array<{ png: Buffer; label: number }> = [];
   for (let i = 0; i < count; i++) {
     const pixels = images.subarray(16 + i * 784, 16 + (i + 1) * 784);
-    out.push({ png: await sharp(Buffer.from(pixels), { raw: { width: 28, height: 28, channels: 1 } }).png().toBuffer(), label: labels[8 + i] });
+    out.push({
+      png: await sharp(Buffer.from(pixels), { raw: { width: 28, height: 28, channels: 1 } })
+        .png()
+        .toBuffer(),
+      label: labels[8 + i],
+    });
   }
   return out;
 }
 
 /** Serves `bodyOf(path)` on 127.0.0.1 (the catalogue's image host during a benchmark). */
-export async function serveImages(bodyOf: (urlPath: string) => Buffer | undefined): Promise<{ base: string; close(): Promise<void> }> {
+export async function serveImages(
+  bodyOf: (urlPath: string) => Buffer | undefined,
+): Promise<{ base: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const body = bodyOf(req.url ?? '');
-    if (!body) { res.writeHead(404); res.end(); return; }
+    if (!body) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length });
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    base: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** multipart/form-data body with one `image` field. */

@@ -25,10 +25,12 @@ export interface EvalQuery {
 export const brandOf = (row: CatalogRow) => row.productDisplayName.trim().split(/\s+/)[0] ?? '';
 
 export function isRelevant(row: CatalogRow, wants: EvalQuery['wants']): boolean {
-  return (!wants.gender || row.gender === wants.gender)
-    && (!wants.colour || row.baseColour === wants.colour)
-    && (!wants.article || row.articleType === wants.article)
-    && (!wants.brand || brandOf(row).toLowerCase() === wants.brand.toLowerCase());
+  return (
+    (!wants.gender || row.gender === wants.gender) &&
+    (!wants.colour || row.baseColour === wants.colour) &&
+    (!wants.article || row.articleType === wants.article) &&
+    (!wants.brand || brandOf(row).toLowerCase() === wants.brand.toLowerCase())
+  );
 }
 
 /** "Dresses" <-> "Dress", "Casual Shoes" <-> "Casual Shoe", "Jeans" <-> "Jean": the other grammatical number of the last word. */
@@ -47,7 +49,10 @@ function otherNumber(phrase: string): string {
 /** One typo (substitution, deletion or transposition) in the longest word of 5+ letters. */
 function withTypo(text: string, random: () => number): string | undefined {
   const words = text.split(' ');
-  const target = words.map((w, i) => [w, i] as const).filter(([w]) => w.length >= 5 && /^[a-z]+$/.test(w)).sort((a, b) => b[0].length - a[0].length)[0];
+  const target = words
+    .map((w, i) => [w, i] as const)
+    .filter(([w]) => w.length >= 5 && /^[a-z]+$/.test(w))
+    .sort((a, b) => b[0].length - a[0].length)[0];
   if (!target) return undefined;
   const [word, at] = target;
   const position = 1 + Math.floor(random() * (word.length - 2));
@@ -81,13 +86,27 @@ export function buildQueries(rows: CatalogRow[], perFamily: number, seed = 7): E
   for (let made = 0, guard = 0; made < perFamily && guard < perFamily * 50; guard++) {
     const row = pick();
     if (!row.baseColour || !row.gender) continue;
-    if (add({ family: 'gender+colour+article', text: `${lower(row.gender)} ${lower(row.baseColour)} ${lower(row.articleType)}`, wants: { gender: row.gender, colour: row.baseColour, article: row.articleType } })) made++;
+    if (
+      add({
+        family: 'gender+colour+article',
+        text: `${lower(row.gender)} ${lower(row.baseColour)} ${lower(row.articleType)}`,
+        wants: { gender: row.gender, colour: row.baseColour, article: row.articleType },
+      })
+    )
+      made++;
   }
   for (let made = 0, guard = 0; made < perFamily && guard < perFamily * 50; guard++) {
     const row = pick();
     const brand = brandOf(row);
     if (!/^[A-Za-z]{3,}$/.test(brand)) continue;
-    if (add({ family: 'brand+article', text: `${lower(brand)} ${lower(row.articleType)}`, wants: { brand, article: row.articleType } })) made++;
+    if (
+      add({
+        family: 'brand+article',
+        text: `${lower(brand)} ${lower(row.articleType)}`,
+        wants: { brand, article: row.articleType },
+      })
+    )
+      made++;
   }
   const articles = [...new Set(rows.map((r) => r.articleType))].sort();
   for (let made = 0, guard = 0; made < perFamily && guard < perFamily * 50; guard++) {
@@ -121,16 +140,27 @@ export function buildQueries(rows: CatalogRow[], perFamily: number, seed = 7): E
   return [...base, ...variants];
 }
 
-export interface Metrics { ndcg: number; precision: number; mrr: number; zero: number; count: number }
+export interface Metrics {
+  ndcg: number;
+  precision: number;
+  mrr: number;
+  zero: number;
+  count: number;
+}
 
 /** nDCG@10 (binary gains), precision@10, MRR and the zero-result rate of ranked code lists. */
 export function score(results: Array<{ ranked: string[]; relevant: Set<string>; totalRelevant: number }>): Metrics {
-  let ndcg = 0; let precision = 0; let mrr = 0; let zero = 0;
+  let ndcg = 0;
+  let precision = 0;
+  let mrr = 0;
+  let zero = 0;
   for (const { ranked, relevant, totalRelevant } of results) {
     const top = ranked.slice(0, 10);
     if (ranked.length === 0) zero++;
     let dcg = 0;
-    top.forEach((code, i) => { if (relevant.has(code)) dcg += 1 / Math.log2(i + 2); });
+    top.forEach((code, i) => {
+      if (relevant.has(code)) dcg += 1 / Math.log2(i + 2);
+    });
     let ideal = 0;
     for (let i = 0; i < Math.min(10, totalRelevant); i++) ideal += 1 / Math.log2(i + 2);
     ndcg += ideal > 0 ? dcg / ideal : 0;

@@ -24,7 +24,13 @@ export function createProgress() {
     const rate = Math.round(rows / seconds);
     if (process.stderr.isTTY) {
       if (!bar) {
-        bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'importing [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {eta_formatted}' }, cliProgress.Presets.shades_classic);
+        bar = new cliProgress.SingleBar(
+          {
+            stream: process.stderr,
+            format: 'importing [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {eta_formatted}',
+          },
+          cliProgress.Presets.shades_classic,
+        );
         bar.start(totalBytes, 0, { rows: 0, rate: 0 });
       }
       bar.update(bytesRead, { rows, rate });
@@ -34,5 +40,11 @@ export function createProgress() {
       process.stderr.write(`importing: ${rows} rows, ${rate} rows/s, ${percent}% of the file\n`);
     }
   };
-  return { update, stop: () => { bar?.stop(); bar = undefined; } };
+  return {
+    update,
+    stop: () => {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
 }

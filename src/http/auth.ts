@@ -36,7 +36,10 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
     if (!token) return;
     // One lookup resolves the token and the store named by store_uuid (see the store-scope hook).
     const storeUuid = (request.query as { store_uuid?: unknown }).store_uuid;
-    const resolved = await options.stores.authenticateForStore(token, typeof storeUuid === 'string' ? storeUuid : undefined);
+    const resolved = await options.stores.authenticateForStore(
+      token,
+      typeof storeUuid === 'string' ? storeUuid : undefined,
+    );
     if (!resolved) return;
     request.auth = resolved.auth;
     request.namedStore = resolved.store;
@@ -52,7 +55,10 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
     ...(options.redis ? { redis: options.redis } : {}),
     keyGenerator: (request) => (request.auth ? `token:${request.auth.tokenId}` : `ip:${request.ip}`),
     errorResponseBuilder: (_request, context) =>
-      new RateLimitedError(`rate limit of ${context.max} requests per minute exceeded, retry in ${context.after}`, Math.ceil(context.ttl / 1000)),
+      new RateLimitedError(
+        `rate limit of ${context.max} requests per minute exceeded, retry in ${context.after}`,
+        Math.ceil(context.ttl / 1000),
+      ),
   });
   app.addHook('onRequest', app.rateLimit());
 
@@ -63,7 +69,10 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
   app.addHook('preHandler', async (request) => {
     if (!request.routeOptions.config.storeScoped) return;
     if (request.namedStore === null) throw new StoreNotFoundError();
-    if (request.namedStore) { request.store = request.namedStore; return; }
+    if (request.namedStore) {
+      request.store = request.namedStore;
+      return;
+    }
     const storeUuid = (request.query as { store_uuid?: string }).store_uuid ?? '';
     request.store = await options.stores.getStoreForWorkspace(request.auth!.workspaceId, storeUuid);
   });

@@ -1,12 +1,17 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  AppError, ConflictError, DependencyUnavailableError, InvalidInputError, InvalidRequestError, NotFoundError,
-  PayloadTooLargeError, RateLimitedError, UnauthorizedError,
+  AppError,
+  ConflictError,
+  DependencyUnavailableError,
+  InvalidInputError,
+  InvalidRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UnauthorizedError,
 } from '../errors.js';
 import { isUnavailableError } from '../storage/sql-errors.js';
-import {
-  assetErrorBody, detailBody, errorEnvelope, INTERNAL_ERROR_MESSAGE, UNAUTHORIZED_MESSAGE,
-} from './envelope.js';
+import { assetErrorBody, detailBody, errorEnvelope, INTERNAL_ERROR_MESSAGE, UNAUTHORIZED_MESSAGE } from './envelope.js';
 import type { ErrorShape } from './types.js';
 
 /** The one place that knows HTTP status codes for domain errors. */
@@ -21,14 +26,31 @@ const STATUS_BY_ERROR: Array<[new (...args: never[]) => AppError, number]> = [
   [DependencyUnavailableError, 502],
 ];
 
-interface Classified { status: number; message: string; reason: string }
+interface Classified {
+  status: number;
+  message: string;
+  reason: string;
+}
 
 const REASON_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request', 401: 'unauthorized', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
-  413: 'payload_too_large', 422: 'invalid_request', 429: 'rate_limited', 500: 'internal_error', 502: 'service_unavailable',
+  400: 'invalid_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  422: 'invalid_request',
+  429: 'rate_limited',
+  500: 'internal_error',
+  502: 'service_unavailable',
 };
 
-const CONTEXT_NAMES: Record<string, string> = { querystring: 'query parameter', body: 'body', params: 'path parameter', headers: 'header' };
+const CONTEXT_NAMES: Record<string, string> = {
+  querystring: 'query parameter',
+  body: 'body',
+  params: 'path parameter',
+  headers: 'header',
+};
 
 /** Fastify/ajv validation errors: a missing required input is 400, a present but wrong one 422 (CONTRACT §4). */
 function classifyValidation(error: FastifyError): Classified {
@@ -41,7 +63,8 @@ function classifyValidation(error: FastifyError): Classified {
     return { status: 400, message: `${context} '${field}' is required`, reason: 'invalid_request' };
   }
   let message = first.message ?? 'is invalid';
-  if (first.keyword === 'enum') message += `: ${((first.params as { allowedValues?: unknown[] }).allowedValues ?? []).join(', ')}`;
+  if (first.keyword === 'enum')
+    message += `: ${((first.params as { allowedValues?: unknown[] }).allowedValues ?? []).join(', ')}`;
   const subject = path ? (context === 'body' ? `body field '${path}'` : `${context} '${path}'`) : context;
   return { status: 422, message: `${subject} ${message}`, reason: 'invalid_request' };
 }
@@ -76,7 +99,11 @@ function classify(error: FastifyError | Error): Classified {
   }
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return { status: status === 415 ? 400 : status, message: fastifyError.message, reason: REASON_BY_STATUS[status] ?? 'invalid_request' };
+    return {
+      status: status === 415 ? 400 : status,
+      message: fastifyError.message,
+      reason: REASON_BY_STATUS[status] ?? 'invalid_request',
+    };
   }
   return { status: 500, message: INTERNAL_ERROR_MESSAGE, reason: 'internal_error' };
 }
@@ -91,24 +118,39 @@ export function errorBody(shape: ErrorShape, requestId: string, { status, messag
 }
 
 /** Registered once, at the root: every error of every route goes through here. */
-export function registerErrorHandling(app: FastifyInstance, knownRoutes: { allowedMethods(url: string): string[] }) {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  knownRoutes: { allowedMethods(url: string): string[]; errorShape(url: string): ErrorShape },
+) {
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const shape = request.routeOptions?.config?.errorShape ?? 'standard';
     let classified = classify(error);
     // The asset endpoints answer every validation failure with 400 (seed: asset list mapping table).
     if (shape === 'asset' && classified.status === 422) classified = { ...classified, status: 400 };
     if (classified.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: (error as AppError).code ?? (error as FastifyError).code, detail: classified.message }, 'request rejected');
+    else
+      request.log.info(
+        { code: (error as AppError).code ?? error.code, detail: classified.message },
+        'request rejected',
+      );
     if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
-    return reply.code(classified.status).type('application/json; charset=utf-8').send(errorBody(shape, request.id, classified));
+    return reply
+      .code(classified.status)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(shape, request.id, classified));
   });
 
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0];
     const allowed = knownRoutes.allowedMethods(path);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
-      return reply.code(405).header('allow', allowed.join(', '))
-        .send(errorEnvelope(request.id, `method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
+      const message = `method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`;
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(
+          errorBody(knownRoutes.errorShape(path), request.id, { status: 405, message, reason: 'method_not_allowed' }),
+        );
     }
     return reply.code(404).send(errorEnvelope(request.id, `no route ${request.method} ${path}`));
   });

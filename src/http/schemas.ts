@@ -6,7 +6,7 @@ export function Envelope<T extends TSchema>(data: T) {
     status: Type.Object({
       code: Type.Literal(0),
       message: Type.String({ examples: ['SUCCESS'] }),
-      request_id: Type.String({ description: 'the caller\'s X-Request-Id, or a generated UUID' }),
+      request_id: Type.String({ description: "the caller's X-Request-Id, or a generated UUID" }),
     }),
     data,
   });
@@ -18,23 +18,32 @@ const EnvelopeStatus = Type.Object({
   request_id: Type.String(),
 });
 
-export const EnvelopeError = Type.Object({ status: EnvelopeStatus }, { description: 'error envelope (401, 404, 405, 413, 429, 500, 502)' });
+export const EnvelopeError = Type.Object(
+  { status: EnvelopeStatus },
+  { description: 'error envelope (401, 404, 405, 413, 429, 500, 502)' },
+);
 
-export const DetailError = Type.Object({
-  detail: Type.String({ description: 'what is wrong, naming the field' }),
-  status: Type.Literal('error'),
-  request_id: Type.String(),
-}, { description: 'bad request (400) or validation error (422)' });
+export const DetailError = Type.Object(
+  {
+    detail: Type.String({ description: 'what is wrong, naming the field' }),
+    status: Type.Literal('error'),
+    request_id: Type.String(),
+  },
+  { description: 'bad request (400) or validation error (422)' },
+);
 
-export const AssetError = Type.Object({
-  status: EnvelopeStatus,
-  data: Type.Object({ error_info: Type.Array(Type.Object({ reason: Type.String(), details: Type.String() })) }),
-}, { description: 'asset endpoints: every error, validation failures answered with 400' });
+export const AssetError = Type.Object(
+  {
+    status: EnvelopeStatus,
+    data: Type.Object({ error_info: Type.Array(Type.Object({ reason: Type.String(), details: Type.String() })) }),
+  },
+  { description: 'asset endpoints: every error, validation failures answered with 400' },
+);
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'malformed or missing parameter, invalid JSON, wrong content type',
   401: 'invalid or missing token',
-  404: 'store not found (or another workspace\'s store)',
+  404: "store not found (or another workspace's store)",
   405: 'method not allowed on this path (see the Allow header)',
   413: 'payload too large',
   422: 'validation error: a parameter or body fails the documented format',
@@ -46,18 +55,22 @@ const DESCRIPTIONS: Record<number, string> = {
 /** Documented error responses of a standard /v1 route. */
 export function standardErrors(...extra: number[]) {
   const statuses = [...new Set([400, 401, 404, 422, 429, 500, 502, ...extra])].sort();
-  return Object.fromEntries(statuses.map((status) => [
-    status,
-    { ...(status === 400 || status === 422 ? DetailError : EnvelopeError), description: DESCRIPTIONS[status] },
-  ]));
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { ...(status === 400 || status === 422 ? DetailError : EnvelopeError), description: DESCRIPTIONS[status] },
+    ]),
+  );
 }
 
 /** Documented error responses of an asset route. */
 export function assetErrors() {
-  return Object.fromEntries([400, 401, 404, 429, 500, 502].map((status) => [
-    status,
-    { ...(status === 401 ? EnvelopeError : AssetError), description: DESCRIPTIONS[status] },
-  ]));
+  return Object.fromEntries(
+    [400, 401, 404, 429, 500, 502].map((status) => [
+      status,
+      { ...(status === 401 ? EnvelopeError : AssetError), description: DESCRIPTIONS[status] },
+    ]),
+  );
 }
 
 export const StoreUuidQuery = Type.Object({
@@ -67,5 +80,8 @@ export const StoreUuidQuery = Type.Object({
 /** Comma-separated values, or the parameter repeated (CONTRACT §5). */
 export function splitList(values: string[] | string | undefined): string[] {
   const list = values === undefined ? [] : Array.isArray(values) ? values : [values];
-  return list.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  return list
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
 }

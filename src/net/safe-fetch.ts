@@ -7,18 +7,42 @@ import { Agent, request } from 'undici';
 import { InvalidInputError } from '../errors.js';
 
 /** Address ranges never fetched unless private fetching is allowed (CONTRACT §8). */
-const REFUSED_RANGES = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'private', 'uniqueLocal', 'ipv4Mapped', 'carrierGradeNat', 'reserved', 'rfc6145', 'rfc6052', '6to4', 'teredo', 'benchmarking', 'amt', 'as112', 'deprecated', 'orchid2']);
+const REFUSED_RANGES = new Set([
+  'unspecified',
+  'broadcast',
+  'multicast',
+  'linkLocal',
+  'loopback',
+  'private',
+  'uniqueLocal',
+  'ipv4Mapped',
+  'carrierGradeNat',
+  'reserved',
+  'rfc6145',
+  'rfc6052',
+  '6to4',
+  'teredo',
+  'benchmarking',
+  'amt',
+  'as112',
+  'deprecated',
+  'orchid2',
+]);
 
 export function isRefusedAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   // 169.254.169.254 (cloud metadata) is link-local; 100.100.100.200 (Alibaba metadata) is carrier-grade NAT.
   return REFUSED_RANGES.has(parsed.range());
 }
 
 export interface FetchLimits {
-  maxBytes: number; timeoutMs: number; maxRedirects: number; allowPrivate: boolean;
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects: number;
+  allowPrivate: boolean;
   /** Replaces the address policy (tests: refuse one loopback alias while serving from another). */
   refuseAddress?: (address: string) => boolean;
 }
@@ -42,8 +66,17 @@ function guardedAgent(refuse: (address: string) => boolean) {
         dns.lookup(hostname, { all: true }, (error, addresses) => {
           if (error) return callback(error, '', 4);
           const refused = addresses.find((a) => refuse(a.address));
-          if (refused) return callback(new FetchRefusedError(`refused to fetch from ${hostname}: ${refused.address} is a private, loopback, link-local or metadata address`, 'url'), '', 4);
-          if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+          if (refused)
+            return callback(
+              new FetchRefusedError(
+                `refused to fetch from ${hostname}: ${refused.address} is a private, loopback, link-local or metadata address`,
+                'url',
+              ),
+              '',
+              4,
+            );
+          if ((options as { all?: boolean }).all)
+            return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
           return callback(null, addresses[0].address, addresses[0].family);
         });
       },
@@ -55,7 +88,11 @@ function guardedAgent(refuse: (address: string) => boolean) {
  * Fetches `url` following at most `maxRedirects` redirects (each one re-checked) and streams the body
  * into `sink` through a byte cap, all within the time limit.
  */
-async function fetchInto(url: string, limits: FetchLimits, sink: (body: NodeJS.ReadableStream, cap: Transform) => Promise<void>): Promise<{ bytes: number; contentType: string | undefined }> {
+async function fetchInto(
+  url: string,
+  limits: FetchLimits,
+  sink: (body: NodeJS.ReadableStream, cap: Transform) => Promise<void>,
+): Promise<{ bytes: number; contentType: string | undefined }> {
   const refuse = limits.refuseAddress ?? ((address: string) => !limits.allowPrivate && isRefusedAddress(address));
   const agent = guardedAgent(refuse);
   const deadline = AbortSignal.timeout(limits.timeoutMs);
@@ -63,19 +100,29 @@ async function fetchInto(url: string, limits: FetchLimits, sink: (body: NodeJS.R
     let current = url;
     for (let hop = 0; ; hop++) {
       let parsed: URL;
-      try { parsed = new URL(current); } catch { throw new InvalidInputError(`not a URL: ${current}`, 'url'); }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidInputError('only http(s) URLs are fetched', 'url');
-      if (parsed.username || parsed.password) throw new InvalidInputError('URLs with credentials are not fetched', 'url');
+      try {
+        parsed = new URL(current);
+      } catch {
+        throw new InvalidInputError(`not a URL: ${current}`, 'url');
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw new InvalidInputError('only http(s) URLs are fetched', 'url');
+      if (parsed.username || parsed.password)
+        throw new InvalidInputError('URLs with credentials are not fetched', 'url');
       // An IP-literal host never goes through the resolver hook: check it here, on every hop.
       const literal = parsed.hostname.replace(/^\[|\]$/g, '');
       if (ipaddr.isValid(literal) && refuse(literal)) {
-        throw new FetchRefusedError(`refused to fetch from ${literal}: a private, loopback, link-local or metadata address`, 'url');
+        throw new FetchRefusedError(
+          `refused to fetch from ${literal}: a private, loopback, link-local or metadata address`,
+          'url',
+        );
       }
       const response = await request(parsed, { dispatcher: agent, signal: deadline, maxRedirections: 0 });
       if ([301, 302, 303, 307, 308].includes(response.statusCode)) {
         await response.body.dump();
         const location = response.headers.location;
-        if (hop >= limits.maxRedirects || typeof location !== 'string') throw new InvalidInputError(`more than ${limits.maxRedirects} redirects`, 'url');
+        if (hop >= limits.maxRedirects || typeof location !== 'string')
+          throw new InvalidInputError(`more than ${limits.maxRedirects} redirects`, 'url');
         current = new URL(location, parsed).toString();
         continue;
       }
@@ -87,7 +134,8 @@ async function fetchInto(url: string, limits: FetchLimits, sink: (body: NodeJS.R
       const cap = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           bytes += chunk.length;
-          if (bytes > limits.maxBytes) done(new TooLargeError(`the file is larger than ${limits.maxBytes} bytes`, 'url'));
+          if (bytes > limits.maxBytes)
+            done(new TooLargeError(`the file is larger than ${limits.maxBytes} bytes`, 'url'));
           else done(null, chunk);
         },
       });
@@ -99,7 +147,8 @@ async function fetchInto(url: string, limits: FetchLimits, sink: (body: NodeJS.R
     if (error instanceof InvalidInputError) throw error;
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof InvalidInputError) throw cause;
-    if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') throw new FetchTimeoutError(`the URL did not answer within ${limits.timeoutMs / 1000} s`, 'url');
+    if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError')
+      throw new FetchTimeoutError(`the URL did not answer within ${limits.timeoutMs / 1000} s`, 'url');
     throw new FetchFailedError(`cannot fetch the URL: ${(error as Error).message}`, 'url');
   } finally {
     await agent.close();
@@ -107,13 +156,28 @@ async function fetchInto(url: string, limits: FetchLimits, sink: (body: NodeJS.R
 }
 
 /** Downloads `url` to `target` within the limits (see fetchInto). */
-export async function fetchToFile(url: string, target: string, limits: FetchLimits): Promise<{ bytes: number; contentType: string | undefined }> {
+export async function fetchToFile(
+  url: string,
+  target: string,
+  limits: FetchLimits,
+): Promise<{ bytes: number; contentType: string | undefined }> {
   return fetchInto(url, limits, (body, cap) => pipeline(body, cap, fs.createWriteStream(target)));
 }
 
 /** Downloads `url` into memory within the limits (images: at most 10 MB). */
 export async function fetchToBuffer(url: string, limits: FetchLimits): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  await fetchInto(url, limits, (body, cap) => pipeline(body, cap, new Writable({ write(chunk: Buffer, _encoding, done) { chunks.push(chunk); done(); } })));
+  await fetchInto(url, limits, (body, cap) =>
+    pipeline(
+      body,
+      cap,
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks.push(chunk);
+          done();
+        },
+      }),
+    ),
+  );
   return Buffer.concat(chunks);
 }

@@ -21,7 +21,9 @@ export function stem(token: string): string {
 
 /** Folded tokens of a text, unstemmed (the last query word is also matched as a prefix of this form). */
 export function rawTokens(text: string): string[] {
-  return foldText(text).split(TOKEN_SEPARATORS).filter((t) => t.length > 0);
+  return foldText(text)
+    .split(TOKEN_SEPARATORS)
+    .filter((t) => t.length > 0);
 }
 
 export function analyze(text: string): string[] {

@@ -8,7 +8,11 @@ const WEIGHTS = '{0.1, 0.2, 1.0, 0.7}';
 
 // Tokens hold only letters and digits (see analyzer): they cannot carry tsquery operators.
 function alternative(alt: Alternative): string {
-  return alt.kind === 'prefix' ? `${alt.token}:*` : alt.tokens.length === 1 ? alt.tokens[0] : `(${alt.tokens.join(' <-> ')})`;
+  return alt.kind === 'prefix'
+    ? `${alt.token}:*`
+    : alt.tokens.length === 1
+      ? alt.tokens[0]
+      : `(${alt.tokens.join(' <-> ')})`;
 }
 
 export function tsQueryExpression(plan: QueryPlan, mode: MatchMode): string {
@@ -20,7 +24,12 @@ export class PostgresTextIndex implements TextIndex {
   constructor(private readonly storage: StorageHandle) {}
 
   async write(trx: Executor, storeId: string, docs: IndexedDoc[], removed: string[]) {
-    if (removed.length > 0) await trx.deleteFrom('search_docs').where('store_id', '=', storeId).where('product_code', 'in', removed).execute();
+    if (removed.length > 0)
+      await trx
+        .deleteFrom('search_docs')
+        .where('store_id', '=', storeId)
+        .where('product_code', 'in', removed)
+        .execute();
     for (let i = 0; i < docs.length; i += 500) {
       const chunk = docs.slice(i, i + 500);
       await sql`
@@ -29,7 +38,9 @@ export class PostgresTextIndex implements TextIndex {
                setweight(to_tsvector('simple', d.terms), 'A') || setweight(to_tsvector('simple', d.category), 'B') || setweight(to_tsvector('simple', d.other), 'C')
         FROM unnest(${chunk.map((d) => d.productCode)}::text[], ${chunk.map((d) => d.title)}::text[], ${chunk.map((d) => d.titleTerms)}::text[],
                     ${chunk.map((d) => d.category)}::text[], ${chunk.map((d) => d.other)}::text[]) AS d(code, title, terms, category, other)
-        ON CONFLICT (store_id, product_code) DO UPDATE SET title = excluded.title, title_terms = excluded.title_terms, tsv = excluded.tsv`.execute(trx);
+        ON CONFLICT (store_id, product_code) DO UPDATE SET title = excluded.title, title_terms = excluded.title_terms, tsv = excluded.tsv`.execute(
+        trx,
+      );
     }
   }
 
@@ -44,6 +55,11 @@ export class PostgresTextIndex implements TextIndex {
       WHERE store_id = ${storeId} AND tsv @@ q
       ORDER BY rank DESC, product_code LIMIT ${limit}`.execute(this.storage.db);
     // ts_rank is small (about 0.06 to 1); scaled so that score shaping treats both engines alike.
-    return rows.map((row) => ({ productCode: row.product_code, title: row.title, titleTerms: row.title_terms, relevance: Number(row.rank) * 10 }));
+    return rows.map((row) => ({
+      productCode: row.product_code,
+      title: row.title,
+      titleTerms: row.title_terms,
+      relevance: Number(row.rank) * 10,
+    }));
   }
 }

@@ -5,7 +5,10 @@ import type { TypoIndex } from './typo-index.js';
 export type Alternative = { kind: 'phrase'; tokens: string[] } | { kind: 'prefix'; token: string };
 
 /** A query is an AND of clauses; each clause is an OR of alternatives. */
-export interface QueryPlan { clauses: Alternative[][]; tokens: string[] }
+export interface QueryPlan {
+  clauses: Alternative[][];
+  tokens: string[];
+}
 
 export const MAX_QUERY_TOKENS = 12;
 /** Products carrying a word for it to count as a finished word when typed last. */
@@ -15,7 +18,9 @@ export const COMMON_WORD = 50;
 export type SynonymGroups = string[][][];
 
 export function analyzeSynonyms(groups: string[][]): SynonymGroups {
-  return groups.map((group) => group.map((member) => analyze(member)).filter((tokens) => tokens.length > 0)).filter((g) => g.length > 1);
+  return groups
+    .map((group) => group.map((member) => analyze(member)).filter((tokens) => tokens.length > 0))
+    .filter((g) => g.length > 1);
 }
 
 function startsWithAt(tokens: string[], at: number, member: string[]): boolean {
@@ -27,7 +32,12 @@ function startsWithAt(tokens: string[], at: number, member: string[]): boolean {
  * members as phrase alternatives); typo candidates from the store's vocabulary; the last word also
  * as a prefix of what was typed.
  */
-export function planQuery(query: string, vocabulary: TypoIndex, synonyms: SynonymGroups, options: { lastWordIsPrefix?: boolean } = {}): QueryPlan {
+export function planQuery(
+  query: string,
+  vocabulary: TypoIndex,
+  synonyms: SynonymGroups,
+  options: { lastWordIsPrefix?: boolean } = {},
+): QueryPlan {
   const raw = rawTokens(query).slice(0, MAX_QUERY_TOKENS);
   const tokens = raw.map(stem);
   const clauses: Alternative[][] = [];
@@ -49,7 +59,8 @@ export function planQuery(query: string, vocabulary: TypoIndex, synonyms: Synony
     // The last word may be cut short: match it as typed, as a prefix (at least 2 characters) - unless
     // it is a common word already ("top" is meant as typed, not as "topwear").
     const finished = vocabulary.frequency(token) >= COMMON_WORD || vocabulary.frequency(raw[i]) >= COMMON_WORD;
-    if (i === tokens.length - 1 && (options.lastWordIsPrefix ?? true) && raw[i].length >= 2 && !finished) alternatives.push({ kind: 'prefix', token: raw[i] });
+    if (i === tokens.length - 1 && (options.lastWordIsPrefix ?? true) && raw[i].length >= 2 && !finished)
+      alternatives.push({ kind: 'prefix', token: raw[i] });
     clauses.push(alternatives);
     i++;
   }
@@ -70,11 +81,18 @@ export function containsPhrase(text: string[], phrase: string[]): boolean {
  */
 export function relaxations(plan: QueryPlan, vocabulary: TypoIndex): QueryPlan[] {
   // A prefix alternative is estimated by its word as typed: the other alternatives already count the completions meant.
-  const clauseFrequency = (alts: Alternative[]) => alts.reduce((sum, alt) => sum + (alt.kind === 'prefix'
-    ? vocabulary.frequency(alt.token)
-    : Math.min(...alt.tokens.map((t) => vocabulary.frequency(t)))), 0);
+  const clauseFrequency = (alts: Alternative[]) =>
+    alts.reduce(
+      (sum, alt) =>
+        sum +
+        (alt.kind === 'prefix'
+          ? vocabulary.frequency(alt.token)
+          : Math.min(...alt.tokens.map((t) => vocabulary.frequency(t)))),
+      0,
+    );
   // Ties drop the earlier word: modifiers ("red") come before the noun ("dress") in product queries.
-  const order = plan.clauses.map((alts, index) => ({ index, frequency: clauseFrequency(alts) }))
+  const order = plan.clauses
+    .map((alts, index) => ({ index, frequency: clauseFrequency(alts) }))
     .sort((a, b) => b.frequency - a.frequency || a.index - b.index);
   const plans: QueryPlan[] = [];
   const dropped = new Set<number>();

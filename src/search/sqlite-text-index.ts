@@ -25,19 +25,27 @@ export class SqliteTextIndex implements TextIndex {
     if (codes.length === 0) return;
     for (let i = 0; i < codes.length; i += 500) {
       const chunk = codes.slice(i, i + 500);
-      await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId} AND product_code IN (${sql.join(chunk)}))`.execute(trx);
+      await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId} AND product_code IN (${sql.join(chunk)}))`.execute(
+        trx,
+      );
       await trx.deleteFrom('search_docs').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
     }
     for (const doc of docs) {
-      const inserted = await trx.insertInto('search_docs')
+      const inserted = await trx
+        .insertInto('search_docs')
         .values({ store_id: storeId, product_code: doc.productCode, title: doc.title, title_terms: doc.titleTerms })
-        .returning('id').executeTakeFirstOrThrow();
-      await sql`INSERT INTO search_fts (rowid, title, category, other) VALUES (${inserted.id}, ${doc.titleTerms}, ${doc.category}, ${doc.other})`.execute(trx);
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await sql`INSERT INTO search_fts (rowid, title, category, other) VALUES (${inserted.id}, ${doc.titleTerms}, ${doc.category}, ${doc.other})`.execute(
+        trx,
+      );
     }
   }
 
   async clearStore(trx: Executor, storeId: string) {
-    await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId})`.execute(trx);
+    await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId})`.execute(
+      trx,
+    );
     await trx.deleteFrom('search_docs').where('store_id', '=', storeId).execute();
   }
 
@@ -49,6 +57,11 @@ export class SqliteTextIndex implements TextIndex {
       FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid
       WHERE search_fts MATCH ${matchExpression(plan, mode)} AND d.store_id = ${storeId}
       ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db);
-    return rows.map((row) => ({ productCode: row.product_code, title: row.title, titleTerms: row.title_terms, relevance: -Number(row.rank) }));
+    return rows.map((row) => ({
+      productCode: row.product_code,
+      title: row.title,
+      titleTerms: row.title_terms,
+      relevance: -Number(row.rank),
+    }));
   }
 }

@@ -14,7 +14,12 @@ export interface IndexedDoc {
   surfaceTerms: string[];
 }
 
-export interface TextHit { productCode: string; title: string; titleTerms: string; relevance: number }
+export interface TextHit {
+  productCode: string;
+  title: string;
+  titleTerms: string;
+  relevance: number;
+}
 
 export type MatchMode = 'all' | 'any';
 

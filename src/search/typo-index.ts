@@ -11,7 +11,8 @@ export function editDistance(a: string, b: string, max: number): number {
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       let value = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, beforePrevious[j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, beforePrevious[j - 2] + 1);
       current.push(value);
       if (value < rowMin) rowMin = value;
     }
@@ -46,12 +47,18 @@ export class TypoIndex {
   readonly #terms = new Map<string, number>();
   readonly #byDeletion = new Map<string, string[]>();
 
-  get size(): number { return this.#terms.size; }
+  get size(): number {
+    return this.#terms.size;
+  }
 
-  has(term: string): boolean { return this.#terms.has(term); }
+  has(term: string): boolean {
+    return this.#terms.has(term);
+  }
 
   /** How many products carry a term (0 when unknown). */
-  frequency(term: string): number { return this.#terms.get(term) ?? 0; }
+  frequency(term: string): number {
+    return this.#terms.get(term) ?? 0;
+  }
 
   add(term: string, documentFrequency = 1) {
     const known = this.#terms.has(term);
@@ -61,7 +68,8 @@ export class TypoIndex {
     deletions(term, term.length >= 9 ? 2 : 1, keys);
     for (const key of keys) {
       const list = this.#byDeletion.get(key);
-      if (list) list.push(term); else this.#byDeletion.set(key, [term]);
+      if (list) list.push(term);
+      else this.#byDeletion.set(key, [term]);
     }
   }
 
@@ -95,6 +103,9 @@ export class TypoIndex {
     // Rare look-alikes would outrank the meant word through IDF: keep the closest ones that are
     // at least a tenth as common as the best candidate.
     const [best, bestDistance] = ranked[0];
-    return ranked.filter(([term, distance]) => distance === bestDistance && df(term) * 10 >= df(best)).slice(0, limit).map(([term]) => term);
+    return ranked
+      .filter(([term, distance]) => distance === bestDistance && df(term) * 10 >= df(best))
+      .slice(0, limit)
+      .map(([term]) => term);
   }
 }

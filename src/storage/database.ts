@@ -2,8 +2,8 @@ import { openPostgres, type PostgresOptions } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 import type { StorageHandle } from './dialect.js';
 
-export type { StorageHandle, StorageDialect } from './dialect.js';
-export type Executor = import('kysely').Kysely<import('./schema.js').Database> | import('kysely').Transaction<import('./schema.js').Database>;
+export type { StorageHandle, StorageDialect, Executor, Db } from './dialect.js';
+export { withDialect } from './dialect.js';
 
 /** Opens the database named by DATABASE_URL (CONTRACT §1). */
 export function openDatabase(url: string, postgresOptions: PostgresOptions = {}): StorageHandle {

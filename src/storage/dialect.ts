@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely';
+import type { CompiledQuery, Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -20,7 +20,8 @@ export interface StorageDialect {
 }
 
 export interface StorageHandle {
-  readonly db: Kysely<Database>;
+  /** The root executor, carrying its dialect (see `Db`). */
+  readonly db: Kysely<Database> & { readonly dialect: StorageDialect };
   readonly dialect: StorageDialect;
   /**
    * Runs a compiled read on a connection that sees committed data only. On a SQLite file this is a
@@ -33,4 +34,23 @@ export interface StorageHandle {
   /** Describes the target without credentials, for logs and the start-up banner. */
   readonly description: string;
   close(): Promise<void>;
+}
+
+/** Kysely at the root or inside a transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+/**
+ * What repositories take: a query executor that knows its engine, so callers never pass the dialect
+ * along (STYLE §6). `storage.db` is one; `inTransaction` hands its work one.
+ */
+export type Db = Executor & { readonly dialect: StorageDialect };
+
+/** Attaches the dialect to a Kysely instance or transaction (a non-enumerable own property). */
+export function withDialect<E extends Executor>(
+  executor: E,
+  dialect: StorageDialect,
+): E & { readonly dialect: StorageDialect } {
+  return Object.defineProperty(executor, 'dialect', { value: dialect, enumerable: false, configurable: true }) as E & {
+    readonly dialect: StorageDialect;
+  };
 }

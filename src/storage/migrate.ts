@@ -7,6 +7,7 @@ import { collectionsMigration } from './migrations/0004-collections.js';
 import * as complements from './migrations/0005-complements.js';
 import * as imports from './migrations/0006-imports.js';
 import { visualMigration } from './migrations/0007-visual.js';
+import * as moduleBoundaries from './migrations/0008-module-boundaries.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -19,14 +20,19 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0005-complements': complements,
     '0006-imports': imports,
     '0007-visual': visualMigration(dialect),
+    '0008-module-boundaries': moduleBoundaries,
   };
 }
 
 /** Brings the schema up to date; safe to run from several processes (Kysely takes a lock). */
 export async function migrateToLatest(storage: StorageHandle): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage.dialect.name) };
-  const migrator = new Migrator({ db: storage.db, provider, ...(storage.schema ? { migrationTableSchema: storage.schema } : {}) });
+  const migrator = new Migrator({
+    db: storage.db,
+    provider,
+    ...(storage.schema ? { migrationTableSchema: storage.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, type CompiledQuery, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
+import { withDialect } from './dialect.js';
 
 // COUNT(*) and bigint columns come back as strings by default; every value we keep fits in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -10,8 +11,12 @@ export const postgresDialect: StorageDialect = {
   name: 'postgres',
   supportsRowLocks: true,
   maxParameters: 65_000,
-  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query.forUpdate(); },
-  claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query.forUpdate().skipLocked(); },
+  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
+    return query.forUpdate();
+  },
+  claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
+    return query.forUpdate().skipLocked();
+  },
 };
 
 export interface PostgresOptions {
@@ -33,7 +38,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = withDialect(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), postgresDialect);
   const safe = new URL(url);
   safe.password = '';
   return {

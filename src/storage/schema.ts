@@ -1,7 +1,11 @@
 import type { Generated } from 'kysely';
 
 /** Table shapes as Kysely sees them. JSON columns are text on both engines; timestamps are ISO text. */
-export interface WorkspacesTable { id: string; name: string; created_at: string }
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
 
 export interface StoresTable {
   id: string;
@@ -48,9 +52,18 @@ export interface ProductsTable {
   updated_at: string;
 }
 
-export interface ProductProblemsTable { store_id: string; product_code: string; reason: string }
+export interface ProductProblemsTable {
+  store_id: string;
+  product_code: string;
+  reason: string;
+}
 
-export interface SkuRejectionsTable { id: string; store_id: string; rejected_at: string; count: number }
+export interface SkuRejectionsTable {
+  id: string;
+  store_id: string;
+  rejected_at: string;
+  count: number;
+}
 
 export interface ChangeLogTable {
   store_id: string;
@@ -62,7 +75,12 @@ export interface ChangeLogTable {
   created_at: string;
 }
 
-export interface AssetsTable { store_id: string; asset_id: string; url: string; created_at: string }
+export interface AssetsTable {
+  store_id: string;
+  asset_id: string;
+  url: string;
+  created_at: string;
+}
 
 export interface AssetLinksTable {
   store_id: string;
@@ -86,8 +104,17 @@ export interface SearchDocsTable {
   title_terms: string;
 }
 
-export interface FeedCursorsTable { consumer: string; store_id: string; seq: number }
-export interface SearchVocabTable { store_id: string; term: string; df: number; seq: number }
+export interface FeedCursorsTable {
+  consumer: string;
+  store_id: string;
+  seq: number;
+}
+export interface SearchVocabTable {
+  store_id: string;
+  term: string;
+  df: number;
+  seq: number;
+}
 
 export interface CollectionsTable {
   store_id: string;
@@ -101,9 +128,20 @@ export interface CollectionsTable {
   updated_at: string;
 }
 
-export interface CollectionMembersTable { store_id: string; collection_id: string; product_code: string; sort_key: string }
+export interface CollectionMembersTable {
+  store_id: string;
+  collection_id: string;
+  product_code: string;
+  sort_key: string;
+  /** 1 while the product is new or active (kept by the collections follower). */
+  visible: Generated<number>;
+}
 
-export interface ProductPinsTable { store_id: string; product_code: string; pinned: string }
+export interface ProductPinsTable {
+  store_id: string;
+  product_code: string;
+  pinned: string;
+}
 
 export interface ImportsTable {
   id: string;
@@ -119,6 +157,9 @@ export interface ImportsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** The lease of the process running the import (see jobs/lease-queue.ts). */
+  claimed_by: Generated<string | null>;
+  claimed_until: Generated<string | null>;
 }
 
 /** One distinct image URL of a store: fetch/embedding state (the job queue) and its quantized vector. */
@@ -139,7 +180,13 @@ export interface ImagesTable {
 }
 
 /** A product's `Image URL n` (owner_kind product, slot = the field) or an image asset link (owner_kind asset, owner_key = parent_code, slot = asset_id). */
-export interface ImageRefsTable { store_id: string; owner_kind: string; owner_key: string; slot: string; url: string }
+export interface ImageRefsTable {
+  store_id: string;
+  owner_kind: string;
+  owner_key: string;
+  slot: string;
+  url: string;
+}
 
 export interface Database {
   workspaces: WorkspacesTable;

@@ -2,13 +2,33 @@ import { DependencyUnavailableError } from '../errors.js';
 
 // Node socket errors and PostgreSQL's connection-class SQLSTATEs (08xxx, 57P0x admin shutdown).
 const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN',
-  '08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', 'SQLITE_CANTOPEN', 'SQLITE_IOERR',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
 ]);
 
 const CONNECTION_MESSAGES = [
-  /connection terminated/i, /timeout exceeded when trying to connect/i, /connection is closed/i,
-  /max retries per request/i, /stream isn't writeable/i, /driver has already been destroyed/i,
+  /connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /connection is closed/i,
+  /max retries per request/i,
+  /stream isn't writeable/i,
+  /driver has already been destroyed/i,
 ];
 
 /** True when an error means a backing service (database, Redis) cannot be reached. */
@@ -31,6 +51,7 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /** Driver errors translated once: unreachable backends become DependencyUnavailableError. */
 export function translateStorageError(error: unknown): unknown {
-  if (isUnavailableError(error)) return new DependencyUnavailableError('a backing service is unavailable, try again later');
+  if (isUnavailableError(error))
+    return new DependencyUnavailableError('a backing service is unavailable, try again later');
   return error;
 }

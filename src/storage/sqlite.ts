@@ -1,16 +1,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, type CompiledQuery, type SelectQueryBuilder, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import {
+  Kysely,
+  SqliteDialect,
+  type CompiledQuery,
+  type SelectQueryBuilder,
+  type SqliteDatabase as KyselySqliteDatabase,
+} from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
+import { withDialect } from './dialect.js';
 
 export const sqliteDialect: StorageDialect = {
   name: 'sqlite',
   supportsRowLocks: false,
   maxParameters: 32_000,
-  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query; },
-  claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) { return query; },
+  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
+    return query;
+  },
+  claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
+    return query;
+  },
 };
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -37,8 +48,10 @@ function statementCache(connection: SqliteDatabase.Database) {
 function withStatementCache(connection: SqliteDatabase.Database): KyselySqliteDatabase {
   const prepare = statementCache(connection);
   return {
-    close: () => { connection.close(); },
-    prepare: (sql: string) => prepare(sql) as unknown as ReturnType<KyselySqliteDatabase['prepare']>,
+    close: () => {
+      connection.close();
+    },
+    prepare: (sql: string) => prepare(sql),
   };
 }
 
@@ -52,7 +65,10 @@ export function openSqlite(url: string): StorageHandle {
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   connection.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  const db = withDialect(
+    new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) }),
+    sqliteDialect,
+  );
   // An in-memory database cannot be opened twice: there, reads go through Kysely like the rest.
   const reader = target === ':memory:' ? undefined : new SqliteDatabase(target, { readonly: true });
   reader?.pragma('busy_timeout = 5000');
@@ -64,6 +80,9 @@ export function openSqlite(url: string): StorageHandle {
     readCommitted: prepareRead
       ? async <Row>(query: CompiledQuery<Row>) => prepareRead(query.sql).all(...query.parameters) as Row[]
       : async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
-    close: async () => { await db.destroy(); reader?.close(); },
+    close: async () => {
+      await db.destroy();
+      reader?.close();
+    },
   };
 }

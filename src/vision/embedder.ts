@@ -17,7 +17,9 @@ export interface Embedder {
   close(): Promise<void>;
 }
 
-export const DEFAULT_MODEL_PATH = fileURLToPath(new URL('../../../models/mobilenetv2-12-int8/mobilenetv2-12-int8-embed.onnx', import.meta.url));
+export const DEFAULT_MODEL_PATH = fileURLToPath(
+  new URL('../../../models/mobilenetv2-12-int8/mobilenetv2-12-int8-embed.onnx', import.meta.url),
+);
 
 const INPUT_SIZE = 224;
 const MEAN = [0.485, 0.456, 0.406];
@@ -29,15 +31,29 @@ const STD = [0.229, 0.224, 0.225];
  * synchronous native work that would otherwise stall the event loop.
  */
 export class OnnxEmbedder implements Embedder {
-  private constructor(private readonly session: ort.InferenceSession, readonly model: string, readonly dimensions: number, readonly nonNegative: boolean) {}
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    readonly model: string,
+    readonly dimensions: number,
+    readonly nonNegative: boolean,
+  ) {}
 
   static async load(modelPath: string, threads = 1): Promise<OnnxEmbedder> {
     const bytes = fs.readFileSync(modelPath);
-    const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+    const session = await ort.InferenceSession.create(bytes, {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+    });
     if (!session.inputNames.includes('input') || !session.outputNames.includes('embedding')) {
       throw new Error(`${modelPath} must have an input named "input" and an output named "embedding"`);
     }
-    const probe = await session.run({ input: new ort.Tensor('float32', new Float32Array(3 * INPUT_SIZE * INPUT_SIZE), [1, 3, INPUT_SIZE, INPUT_SIZE]) }, ['embedding']);
+    const probe = await session.run(
+      {
+        input: new ort.Tensor('float32', new Float32Array(3 * INPUT_SIZE * INPUT_SIZE), [1, 3, INPUT_SIZE, INPUT_SIZE]),
+      },
+      ['embedding'],
+    );
     const dimensions = probe.embedding.dims[1];
     const nonNegative = (probe.embedding.data as Float32Array).every((x) => x >= 0);
     const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
@@ -46,9 +62,15 @@ export class OnnxEmbedder implements Embedder {
 
   async embed(images: Uint8Array[]): Promise<Array<Float32Array | Error>> {
     const results: Array<Float32Array | Error> = new Array(images.length);
-    const decoded = await Promise.all(images.map((image) => decodeToRgb(image, INPUT_SIZE).catch((error: Error) => error)));
-    const ok = decoded.map((d, i) => [d, i] as const).filter((entry): entry is readonly [Buffer, number] => !(entry[0] instanceof Error));
-    decoded.forEach((d, i) => { if (d instanceof Error) results[i] = d; });
+    const decoded = await Promise.all(
+      images.map((image) => decodeToRgb(image, INPUT_SIZE).catch((error: Error) => error)),
+    );
+    const ok = decoded
+      .map((d, i) => [d, i] as const)
+      .filter((entry): entry is readonly [Buffer, number] => !(entry[0] instanceof Error));
+    decoded.forEach((d, i) => {
+      if (d instanceof Error) results[i] = d;
+    });
     if (ok.length === 0) return results;
     const plane = INPUT_SIZE * INPUT_SIZE;
     const input = new Float32Array(ok.length * 3 * plane);
@@ -58,13 +80,20 @@ export class OnnxEmbedder implements Embedder {
         for (let c = 0; c < 3; c++) input[base + c * plane + p] = (rgb[p * 3 + c] / 255 - MEAN[c]) / STD[c];
       }
     });
-    const output = await this.session.run({ input: new ort.Tensor('float32', input, [ok.length, 3, INPUT_SIZE, INPUT_SIZE]) }, ['embedding']);
+    const output = await this.session.run(
+      { input: new ort.Tensor('float32', input, [ok.length, 3, INPUT_SIZE, INPUT_SIZE]) },
+      ['embedding'],
+    );
     const data = output.embedding.data as Float32Array;
-    ok.forEach(([, i], k) => { results[i] = normalise(data.slice(k * this.dimensions, (k + 1) * this.dimensions)); });
+    ok.forEach(([, i], k) => {
+      results[i] = normalise(data.slice(k * this.dimensions, (k + 1) * this.dimensions));
+    });
     return results;
   }
 
-  async close() { await this.session.release(); }
+  async close() {
+    await this.session.release();
+  }
 }
 
 export function normalise(vector: Float32Array): Float32Array {

@@ -8,7 +8,12 @@ export const MAX_PIXELS = 40_000_000;
 export type ImageFailure = 'not_an_image' | 'unsupported_format' | 'too_many_pixels' | 'undecodable';
 
 export class ImageRejectedError extends Error {
-  constructor(readonly reason: ImageFailure, message: string) { super(message); }
+  constructor(
+    readonly reason: ImageFailure,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -24,10 +29,16 @@ export async function decodeToRgb(bytes: Uint8Array, size: number): Promise<Buff
     throw new ImageRejectedError('not_an_image', 'the file is not an image');
   }
   if (!metadata.format || !ACCEPTED_FORMATS.has(metadata.format)) {
-    throw new ImageRejectedError('unsupported_format', `unsupported image format ${metadata.format ?? 'unknown'}: send JPEG, PNG, WebP, GIF or AVIF`);
+    throw new ImageRejectedError(
+      'unsupported_format',
+      `unsupported image format ${metadata.format ?? 'unknown'}: send JPEG, PNG, WebP, GIF or AVIF`,
+    );
   }
   if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_PIXELS) {
-    throw new ImageRejectedError('too_many_pixels', `the image has ${metadata.width}×${metadata.height} pixels, more than ${MAX_PIXELS / 1e6} megapixels`);
+    throw new ImageRejectedError(
+      'too_many_pixels',
+      `the image has ${metadata.width}×${metadata.height} pixels, more than ${MAX_PIXELS / 1e6} megapixels`,
+    );
   }
   try {
     return await sharp(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'truncated', animated: false })

@@ -3,7 +3,10 @@
  * value ≈ (code − zeroPoint) × scale. Non-negative embeddings (ReLU features such as MobileNet's) use
  * zero point 0 and all 255 levels; signed embeddings (a CLIP encoder) use zero point 128.
  */
-export interface QuantizedVector { codes: Uint8Array; scale: number }
+export interface QuantizedVector {
+  codes: Uint8Array;
+  scale: number;
+}
 
 export function quantize(vector: Float32Array, zeroPoint: number): QuantizedVector {
   let max = 0;

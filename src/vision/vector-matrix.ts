@@ -7,7 +7,11 @@ export class VectorMatrix {
   data: Uint8Array;
   capacity: number;
 
-  constructor(readonly dimensions: number, readonly zeroPoint: number, capacity = 1024) {
+  constructor(
+    readonly dimensions: number,
+    readonly zeroPoint: number,
+    capacity = 1024,
+  ) {
     this.capacity = capacity;
     this.data = new Uint8Array(dimensions * capacity).fill(zeroPoint);
   }
@@ -27,7 +31,8 @@ export class VectorMatrix {
   #grow(needed: number) {
     const capacity = Math.ceil(Math.max(needed, this.capacity * 1.25) / 1024) * 1024;
     const data = new Uint8Array(this.dimensions * capacity).fill(this.zeroPoint);
-    for (let d = 0; d < this.dimensions; d++) data.set(this.data.subarray(d * this.capacity, (d + 1) * this.capacity), d * capacity);
+    for (let d = 0; d < this.dimensions; d++)
+      data.set(this.data.subarray(d * this.capacity, (d + 1) * this.capacity), d * capacity);
     this.data = data;
     this.capacity = capacity;
   }

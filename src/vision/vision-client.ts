@@ -57,19 +57,29 @@ export class VisionClient {
 
   /** Embeds images; each result is a unit vector or the ImageRejectedError of that image. */
   async embed(images: Uint8Array[]): Promise<Array<Float32Array | ImageRejectedError>> {
-    const reply = await this.#call({ op: 'embed', id: this.#nextId++, images }) as { results: EmbedResult[] };
-    return reply.results.map((r) => ('vector' in r ? r.vector : new ImageRejectedError(r.error.reason as ImageFailure, r.error.message)));
+    const reply = (await this.#call({ op: 'embed', id: this.#nextId++, images })) as { results: EmbedResult[] };
+    return reply.results.map((r) =>
+      'vector' in r ? r.vector : new ImageRejectedError(r.error.reason as ImageFailure, r.error.message),
+    );
   }
 
   async score(key: string, query: Uint8Array, columns: number): Promise<Int32Array> {
-    const reply = await this.#call({ op: 'score', id: this.#nextId++, key, query, columns }) as { scores: Int32Array };
+    const reply = (await this.#call({ op: 'score', id: this.#nextId++, key, query, columns })) as {
+      scores: Int32Array;
+    };
     return reply.scores;
   }
 
   /** Column updates are posted without waiting: the thread handles messages in order, so a later score sees them. */
-  setColumns(key: string, columns: number[], codes: Uint8Array) { this.#worker?.postMessage({ op: 'set', key, columns, codes } satisfies ThreadRequest); }
-  clearColumns(key: string, columns: number[]) { this.#worker?.postMessage({ op: 'clear', key, columns } satisfies ThreadRequest); }
-  drop(key: string) { this.#worker?.postMessage({ op: 'drop', key } satisfies ThreadRequest); }
+  setColumns(key: string, columns: number[], codes: Uint8Array) {
+    this.#worker?.postMessage({ op: 'set', key, columns, codes } satisfies ThreadRequest);
+  }
+  clearColumns(key: string, columns: number[]) {
+    this.#worker?.postMessage({ op: 'clear', key, columns } satisfies ThreadRequest);
+  }
+  drop(key: string) {
+    this.#worker?.postMessage({ op: 'drop', key } satisfies ThreadRequest);
+  }
 
   /** Asks the thread to release its sessions and end; terminates it only if it does not within 5 s. */
   async close() {
@@ -78,9 +88,18 @@ export class VisionClient {
     this.#worker = undefined;
     this.#ready = undefined;
     if (!worker) return;
-    const started = await ready?.then(() => true, () => false);
-    if (!started) { await worker.terminate(); return; }
-    const exited = new Promise<boolean>((resolve) => { worker.once('exit', () => resolve(true)); setTimeout(() => resolve(false), 5000).unref(); });
+    const started = await ready?.then(
+      () => true,
+      () => false,
+    );
+    if (!started) {
+      await worker.terminate();
+      return;
+    }
+    const exited = new Promise<boolean>((resolve) => {
+      worker.once('exit', () => resolve(true));
+      setTimeout(() => resolve(false), 5000).unref();
+    });
     worker.postMessage({ op: 'close' } satisfies ThreadRequest);
     if (!(await exited)) await worker.terminate();
   }

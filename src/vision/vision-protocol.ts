@@ -1,7 +1,14 @@
 /** Messages between the event loop and the vision thread (see vision-thread.ts). */
-export interface VisionThreadOptions { modelPath: string; threads: number }
+export interface VisionThreadOptions {
+  modelPath: string;
+  threads: number;
+}
 
-export interface ModelInfo { model: string; dimensions: number; zeroPoint: number }
+export interface ModelInfo {
+  model: string;
+  dimensions: number;
+  zeroPoint: number;
+}
 
 export type ThreadRequest =
   | { op: 'embed'; id: number; images: Uint8Array[] }
@@ -14,6 +21,4 @@ export type ThreadRequest =
 export type EmbedResult = { vector: Float32Array } | { error: { reason: string; message: string } };
 
 export type ThreadReply =
-  | { id: number; results: EmbedResult[] }
-  | { id: number; scores: Int32Array }
-  | { id: number; failure: string };
+  { id: number; results: EmbedResult[] } | { id: number; scores: Int32Array } | { id: number; failure: string };

@@ -19,7 +19,7 @@ const matrices = new Map<string, VectorMatrix>();
 
 function matrixFor(key: string) {
   let matrix = matrices.get(key);
-  if (!matrix) matrices.set(key, matrix = new VectorMatrix(embedder.dimensions, zeroPoint));
+  if (!matrix) matrices.set(key, (matrix = new VectorMatrix(embedder.dimensions, zeroPoint)));
   return matrix;
 }
 
@@ -29,9 +29,11 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
       const results = await embedder.embed(request.images);
       return {
         id: request.id,
-        results: results.map((r) => (r instanceof Error
-          ? { error: { reason: r instanceof ImageRejectedError ? r.reason : 'undecodable', message: r.message } }
-          : { vector: r })),
+        results: results.map((r) =>
+          r instanceof Error
+            ? { error: { reason: r instanceof ImageRejectedError ? r.reason : 'undecodable', message: r.message } }
+            : { vector: r },
+        ),
       };
     }
     case 'set': {
@@ -58,7 +60,8 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
     case 'score': {
       const matrix = matrixFor(request.key);
       const columns = Math.min(request.columns, matrix.capacity);
-      const scores = columns === 0 ? new Int32Array(0) : await scorer.score(request.query, matrix.data, matrix.capacity);
+      const scores =
+        columns === 0 ? new Int32Array(0) : await scorer.score(request.query, matrix.data, matrix.capacity);
       return { id: request.id, scores: scores.slice(0, columns) };
     }
   }

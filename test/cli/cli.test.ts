@@ -20,7 +20,25 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
     });
 
     it('store create --json prints exactly one JSON object', () => {
-      const r = cli('store', 'create', '--workspace-name', 'Acme', '--name', 'Acme FR', '--channel', 'web', '--channel', 'app', '--country', 'FR', '--country', 'DE', '--website', 'https://acme.example', '--json');
+      const r = cli(
+        'store',
+        'create',
+        '--workspace-name',
+        'Acme',
+        '--name',
+        'Acme FR',
+        '--channel',
+        'web',
+        '--channel',
+        'app',
+        '--country',
+        'FR',
+        '--country',
+        'DE',
+        '--website',
+        'https://acme.example',
+        '--json',
+      );
       assert.equal(r.status, 0, r.stderr);
       const created = JSON.parse(r.stdout);
       assert.deepEqual(Object.keys(created).sort(), ['api_token', 'store_uuid', 'workspace_id']);
@@ -31,20 +49,28 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       assert.equal(listed.default_channel, 'web');
       assert.deepEqual(listed.country, ['FR', 'DE']);
       // same workspace name: same workspace, new token
-      const second = JSON.parse(cli('store', 'create', '--workspace-name', 'Acme', '--name', 'Acme DE', '--json').stdout);
+      const second = JSON.parse(
+        cli('store', 'create', '--workspace-name', 'Acme', '--name', 'Acme DE', '--json').stdout,
+      );
       assert.equal(second.workspace_id, created.workspace_id);
       assert.notEqual(second.api_token, created.api_token);
     });
 
-    it('images status lists the store\'s image pipeline; an unknown store fails with one line', () => {
+    it("images status lists the store's image pipeline; an unknown store fails with one line", () => {
       const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Pics', '--name', 'Pics', '--json').stdout);
       const file = path.join(os.tmpdir(), `vitrine-images-${process.pid}-${dialect}.csv`);
-      fs.writeFileSync(file, 'product_code,Product Name,Category,Selling Price,Image URL 1,Image URL 2\nI1,Shirt,Shirts,10,https://img.example/i1.jpg,https://img.example/i1b.jpg\nI2,Jeans,Jeans,12,https://img.example/i1.jpg,\n');
+      fs.writeFileSync(
+        file,
+        'product_code,Product Name,Category,Selling Price,Image URL 1,Image URL 2\nI1,Shirt,Shirts,10,https://img.example/i1.jpg,https://img.example/i1b.jpg\nI2,Jeans,Jeans,12,https://img.example/i1.jpg,\n',
+      );
       assert.equal(cli('import', '--store', created.store_uuid, file, '--json').status, 0);
       const r = cli('images', 'status', '--store', created.store_uuid, '--json');
       assert.equal(r.status, 0, r.stderr);
       const status = JSON.parse(r.stdout);
-      assert.deepEqual({ images: status.images, pending: status.pending, indexed: status.indexed, failed: status.failed }, { images: 2, pending: 2, indexed: 0, failed: 0 });
+      assert.deepEqual(
+        { images: status.images, pending: status.pending, indexed: status.indexed, failed: status.failed },
+        { images: 2, pending: 2, indexed: 0, failed: 0 },
+      );
       const unknown = cli('images', 'status', '--store', '00000000-0000-0000-0000-000000000000', '--json');
       assert.notEqual(unknown.status, 0);
       assert.equal(unknown.stderr.trim().split('\n').length, 1);
@@ -89,7 +115,10 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Map', '--name', 'M', '--json').stdout);
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-map-'));
       const good = path.join(dir, 'mapping.json');
-      fs.writeFileSync(good, JSON.stringify({ fields: { id: 'product_code', productDisplayName: 'Product Name' }, required: ['Category'] }));
+      fs.writeFileSync(
+        good,
+        JSON.stringify({ fields: { id: 'product_code', productDisplayName: 'Product Name' }, required: ['Category'] }),
+      );
       const r = cli('mapping', 'set', '--store', created.store_uuid, '--file', good, '--json');
       assert.equal(r.status, 0, r.stderr);
       assert.equal(JSON.parse(r.stdout).mapping.fields.id, 'product_code');

@@ -8,7 +8,11 @@ import { cliDatabase, runCli } from '../helpers/cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-import-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, content: string | Buffer) => { const p = path.join(dir, name); fs.writeFileSync(p, content); return p; };
+const file = (name: string, content: string | Buffer) => {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, content);
+  return p;
+};
 
 // A slice of the real styles.csv layout, with its unquoted-comma problem on one line.
 const STYLES = `id,gender,masterCategory,subCategory,articleType,baseColour,season,year,usage,productDisplayName
@@ -18,7 +22,16 @@ const STYLES = `id,gender,masterCategory,subCategory,articleType,baseColour,seas
 59263,Women,Accessories,Watches,Watches,Silver,Winter,2016,Casual,Titan Women Silver Watch
 15970,Men,Apparel,Topwear,Shirts,Navy Blue,Fall,2011,Casual,Turtle Check Men Navy Blue Shirt v2
 `;
-const MAPPING = { fields: { id: 'product_code', productDisplayName: 'Product Name', articleType: 'Category', gender: 'Department', baseColour: 'Colour' }, required: [] };
+const MAPPING = {
+  fields: {
+    id: 'product_code',
+    productDisplayName: 'Product Name',
+    articleType: 'Category',
+    gender: 'Department',
+    baseColour: 'Colour',
+  },
+  required: [],
+};
 
 function importSuite(dialect: 'sqlite' | 'postgres') {
   describe(`vitrine import [${dialect}]`, { skip: dialect === 'postgres' ? POSTGRES_SKIP : false }, () => {
@@ -28,8 +41,13 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
     const products = () => JSON.parse(cli('store', 'list', '--json').stdout);
 
     it('imports a CSV through the mapping profile, reporting malformed lines with their line numbers', () => {
-      store = JSON.parse(cli('store', 'create', '--workspace-name', 'Imp', '--name', 'Imp', '--json').stdout).store_uuid;
-      assert.equal(cli('mapping', 'set', '--store', store, '--file', file('mapping.json', JSON.stringify(MAPPING))).status, 0);
+      store = JSON.parse(
+        cli('store', 'create', '--workspace-name', 'Imp', '--name', 'Imp', '--json').stdout,
+      ).store_uuid;
+      assert.equal(
+        cli('mapping', 'set', '--store', store, '--file', file('mapping.json', JSON.stringify(MAPPING))).status,
+        0,
+      );
       const rejects = path.join(dir, 'rejects.ndjson');
       const r = cli('import', '--store', store, file('styles.csv', STYLES), '--json', '--rejects', rejects);
       assert.equal(r.status, 0, r.stderr);
@@ -39,7 +57,11 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
       assert.equal(summary.inserted, 3, 'the same product twice: the last row wins, stored once');
       assert.equal(summary.failed, 1);
       assert.deepEqual(summary.failures, { field_count: 1 });
-      const [reject] = fs.readFileSync(rejects, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const [reject] = fs
+        .readFileSync(rejects, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       assert.equal(reject.line, 4);
       assert.equal(reject.reason, 'field_count');
       assert.equal(reject.product_code, '44065');
@@ -51,23 +73,62 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
     });
 
     it('detects the delimiter and reads JSON arrays and NDJSON, rejecting broken lines alone', () => {
-      const semicolons = cli('import', '--store', store, file('semi.csv', 'product_code;Product Name;Category;Selling Price\nS1;"Semi; colon";Shirts;10\n'), '--json');
+      const semicolons = cli(
+        'import',
+        '--store',
+        store,
+        file('semi.csv', 'product_code;Product Name;Category;Selling Price\nS1;"Semi; colon";Shirts;10\n'),
+        '--json',
+      );
       assert.equal(JSON.parse(semicolons.stdout).inserted, 1, semicolons.stderr);
-      const json = JSON.parse(cli('import', '--store', store, file('items.json', JSON.stringify([{ product_code: 'J1', 'Product Name': 'A' }, { product_code: 'J2' }, 'nope'])), '--json').stdout);
+      const json = JSON.parse(
+        cli(
+          'import',
+          '--store',
+          store,
+          file(
+            'items.json',
+            JSON.stringify([{ product_code: 'J1', 'Product Name': 'A' }, { product_code: 'J2' }, 'nope']),
+          ),
+          '--json',
+        ).stdout,
+      );
       assert.equal(json.rows, 3);
       assert.equal(json.inserted, 2);
       assert.deepEqual(json.failures, { not_an_object: 1 });
-      const ndjson = JSON.parse(cli('import', '--store', store, file('items.ndjson', '{"product_code":"N1"}\n{"product_code": broken\n\n{"product_code":"N2"}\n'), '--json').stdout);
+      const ndjson = JSON.parse(
+        cli(
+          'import',
+          '--store',
+          store,
+          file('items.ndjson', '{"product_code":"N1"}\n{"product_code": broken\n\n{"product_code":"N2"}\n'),
+          '--json',
+        ).stdout,
+      );
       assert.equal(ndjson.inserted, 2);
       assert.deepEqual(ndjson.failures, { invalid_json: 1 });
     });
 
     it('reports rows that are not valid UTF-8 and items the product rules refuse', () => {
-      const bytes = Buffer.concat([Buffer.from('product_code,Product Name\nU1,ok\nU2,'), Buffer.from([0xff, 0xfe, 0x41]), Buffer.from('\n,no code\n')]);
+      const bytes = Buffer.concat([
+        Buffer.from('product_code,Product Name\nU1,ok\nU2,'),
+        Buffer.from([0xff, 0xfe, 0x41]),
+        Buffer.from('\n,no code\n'),
+      ]);
       const r = JSON.parse(cli('import', '--store', store, file('bad.csv', bytes), '--json').stdout);
       assert.equal(r.inserted, 1);
       assert.deepEqual(r.failures, { invalid_encoding: 1, 'Missing SKU': 1 });
-      const latin = JSON.parse(cli('import', '--store', store, file('latin.csv', Buffer.from('product_code,Product Name\nL1,Écharpe\n', 'latin1')), '--encoding', 'latin1', '--json').stdout);
+      const latin = JSON.parse(
+        cli(
+          'import',
+          '--store',
+          store,
+          file('latin.csv', Buffer.from('product_code,Product Name\nL1,Écharpe\n', 'latin1')),
+          '--encoding',
+          'latin1',
+          '--json',
+        ).stdout,
+      );
       assert.equal(latin.inserted, 1);
     });
 
@@ -84,10 +145,17 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
         assert.match(r.stderr.trim(), message);
         assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
       }
-      const unknown = cli('import', '--store', '00000000-0000-0000-0000-000000000000', file('ok.csv', 'product_code\nx\n'));
+      const unknown = cli(
+        'import',
+        '--store',
+        '00000000-0000-0000-0000-000000000000',
+        file('ok.csv', 'product_code\nx\n'),
+      );
       assert.notEqual(unknown.status, 0);
       assert.match(unknown.stderr, /store not found/);
-      const headerOnly = JSON.parse(cli('import', '--store', store, file('header.csv', 'product_code,Product Name\n'), '--json').stdout);
+      const headerOnly = JSON.parse(
+        cli('import', '--store', store, file('header.csv', 'product_code,Product Name\n'), '--json').stdout,
+      );
       assert.equal(headerOnly.rows, 0);
     });
   });

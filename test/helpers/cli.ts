@@ -9,17 +9,29 @@ import { POSTGRES_URL } from './backends.js';
 
 const BIN = path.resolve('bin/vitrine.js');
 
-export interface CliResult { status: number | null; stdout: string; stderr: string }
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export function runCli(databaseUrl: string, args: string[]): CliResult {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 async function onPostgres(statement: string) {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
-  try { await client.query(statement); } finally { await client.end(); }
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Inside a describe: a fresh database for the CLI (a SQLite file, or a PostgreSQL schema via the URL's options). */

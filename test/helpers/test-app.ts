@@ -33,7 +33,13 @@ export async function openTestStorage(dialect: Dialect): Promise<StorageHandle> 
     // A file, as deployed: it exercises the read-only connection that per-request lookups use.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-test-'));
     const storage = openDatabase(`sqlite:${path.join(dir, 'test.db')}`);
-    return { ...storage, async close() { await storage.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      ...storage,
+      async close() {
+        await storage.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
@@ -56,16 +62,33 @@ export async function openTestStorage(dialect: Dialect): Promise<StorageHandle> 
 export async function buildTestApp(dialect: Dialect, overrides: Partial<Config> = {}): Promise<TestApp> {
   const storage = await openTestStorage(dialect);
   await migrateToLatest(storage);
-  const config = loadConfig({}, { logLevel: 'silent', databaseUrl: dialect === 'sqlite' ? 'sqlite::memory:' : POSTGRES_URL, rateLimitPerMinute: 100_000, ...overrides });
+  const config = loadConfig(
+    {},
+    {
+      logLevel: 'silent',
+      databaseUrl: dialect === 'sqlite' ? 'sqlite::memory:' : POSTGRES_URL,
+      rateLimitPerMinute: 100_000,
+      ...overrides,
+    },
+  );
   const container = createContainer(config, { storage });
   const app = await buildApp(container, { logger: false });
   await app.ready();
-  const store = await container.stores.createStore({ workspaceName: `ws-${randomBytes(4).toString('hex')}`, name: 'Test Store', channels: ['web', 'app'], countries: ['FR'] });
+  const store = await container.stores.createStore({
+    workspaceName: `ws-${randomBytes(4).toString('hex')}`,
+    name: 'Test Store',
+    channels: ['web', 'app'],
+    countries: ['FR'],
+  });
   return {
-    dialect, app, container, store,
+    dialect,
+    app,
+    container,
+    store,
     request({ token, ...options }) {
       const headers: Record<string, string> = { ...(options.headers as Record<string, string> | undefined) };
-      if (token !== null && headers.authorization === undefined) headers.authorization = `Bearer ${token ?? store.api_token}`;
+      if (token !== null && headers.authorization === undefined)
+        headers.authorization = `Bearer ${token ?? store.api_token}`;
       return app.inject({ ...options, headers });
     },
     async close() {
@@ -79,17 +102,25 @@ export async function buildTestApp(dialect: Dialect, overrides: Partial<Config> 
  * Declares a suite once per engine (TEST_DIALECTS, default both). The PostgreSQL half is skipped,
  * and says so, when PostgreSQL is not reachable.
  */
-export function describeEachDialect(name: string, body: (ctx: () => TestApp, dialect: Dialect) => void, overrides: Partial<Config> = {}) {
+export function describeEachDialect(
+  name: string,
+  body: (ctx: () => TestApp, dialect: Dialect) => void,
+  overrides: Partial<Config> = {},
+) {
   for (const dialect of DIALECTS) {
     describe(`${name} [${dialect}]`, { skip: dialect === 'postgres' ? POSTGRES_SKIP : false }, () => {
       let testApp: TestApp | undefined;
-      before(async () => { testApp = await buildTestApp(dialect, overrides); });
-      after(async () => { await testApp?.close(); });
+      before(async () => {
+        testApp = await buildTestApp(dialect, overrides);
+      });
+      after(async () => {
+        await testApp?.close();
+      });
       body(() => testApp!, dialect);
     });
   }
 }
 
 export function json<T = any>(response: LightMyRequestResponse): T {
-  return response.json() as T;
+  return response.json<T>();
 }

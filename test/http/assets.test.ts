@@ -3,20 +3,41 @@ import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
 async function seedProducts(t: TestApp, codes: string[], extra: Record<string, unknown> = {}) {
-  const res = await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: codes.map((code) => ({ product_code: code, 'Product Name': code, Category: 'Shirts', 'Selling Price': '10', 'Image URL 1': 'https://i/x.jpg', ...extra })) });
+  const res = await t.request({
+    method: 'POST',
+    url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+    payload: codes.map((code) => ({
+      product_code: code,
+      'Product Name': code,
+      Category: 'Shirts',
+      'Selling Price': '10',
+      'Image URL 1': 'https://i/x.jpg',
+      ...extra,
+    })),
+  });
   assert.equal(res.statusCode, 200);
 }
 
-const create = (t: TestApp, body: unknown, query = '') => t.request({ method: 'POST', url: `/v1/assets?store_uuid=${t.store.store_uuid}${query}`, payload: body as object });
-const list = async (t: TestApp, query = '') => t.request({ method: 'GET', url: `/v1/assets?store_uuid=${t.store.store_uuid}${query}` });
-const groupOf = async (t: TestApp, parent: string, query = '') => json(await list(t, `&parent_code=${parent}${query}`)).data.assets[parent];
+const create = (t: TestApp, body: unknown, query = '') =>
+  t.request({ method: 'POST', url: `/v1/assets?store_uuid=${t.store.store_uuid}${query}`, payload: body as object });
+const list = async (t: TestApp, query = '') =>
+  t.request({ method: 'GET', url: `/v1/assets?store_uuid=${t.store.store_uuid}${query}` });
+const groupOf = async (t: TestApp, parent: string, query = '') =>
+  json(await list(t, `&parent_code=${parent}${query}`)).data.assets[parent];
 
 describeEachDialect('asset links', (ctx) => {
   it('creates ranked links, lists them grouped by parent_code, and counts channels in store details', async () => {
     const t = ctx();
     await seedProducts(t, ['P1', 'P2']);
     const res = await create(t, [
-      { parent_code: 'P1', assets: { 'Image URL 2': 'https://cdn.example/p1-b.jpg', 'Image URL 1': 'https://cdn.example/p1-a.jpg', front: 'https://cdn.example/p1-front.jpg' } },
+      {
+        parent_code: 'P1',
+        assets: {
+          'Image URL 2': 'https://cdn.example/p1-b.jpg',
+          'Image URL 1': 'https://cdn.example/p1-a.jpg',
+          front: 'https://cdn.example/p1-front.jpg',
+        },
+      },
       { parent_code: 'P2', assets: { 'Image URL 1': 'https://cdn.example/p2-a.jpg' } },
     ]);
     assert.equal(res.statusCode, 200);
@@ -29,7 +50,17 @@ describeEachDialect('asset links', (ctx) => {
     assert.equal(p1.channel, 'web');
     assert.equal(p1.asset_type, 'image');
     assert.equal(p1.store_uuid, t.store.store_uuid);
-    assert.deepEqual(p1.assets.map((a: Record<string, unknown>) => [Object.keys(a).find((k) => k !== 'asset_id' && k !== 'rank'), a.rank]), [['Image URL 1', 1], ['Image URL 2', 2], ['front', 3]]);
+    assert.deepEqual(
+      p1.assets.map((a: Record<string, unknown>) => [
+        Object.keys(a).find((k) => k !== 'asset_id' && k !== 'rank'),
+        a.rank,
+      ]),
+      [
+        ['Image URL 1', 1],
+        ['Image URL 2', 2],
+        ['front', 3],
+      ],
+    );
     assert.equal(p1.assets[0]['Image URL 1'], 'https://cdn.example/p1-a.jpg');
     assert.ok(typeof p1.assets[0].asset_id === 'string' && p1.assets[0].asset_id.length > 0);
     const details = json(await t.request({ method: 'GET', url: `/v1/stores?store_uuid=${t.store.store_uuid}` })).data;
@@ -43,29 +74,71 @@ describeEachDialect('asset links', (ctx) => {
   it('replaces a re-sent name (updated), compacts numbers past the end, and keeps ranks contiguous after unlink and delete', async () => {
     const t = ctx();
     await seedProducts(t, ['R1']);
-    await create(t, [{ parent_code: 'R1', assets: { 'Image URL 1': 'https://c/1.jpg', 'Image URL 2': 'https://c/2.jpg' } }]);
-    const more = await create(t, [{ parent_code: 'R1', assets: { 'Image URL 5': 'https://c/3.jpg', 'Image URL 1': 'https://c/1b.jpg' } }]);
+    await create(t, [
+      { parent_code: 'R1', assets: { 'Image URL 1': 'https://c/1.jpg', 'Image URL 2': 'https://c/2.jpg' } },
+    ]);
+    const more = await create(t, [
+      { parent_code: 'R1', assets: { 'Image URL 5': 'https://c/3.jpg', 'Image URL 1': 'https://c/1b.jpg' } },
+    ]);
     assert.deepEqual(json(more).data, { created: 1, updated: 1, failed: 0, error_info: [] });
     let group = await groupOf(t, 'R1');
-    assert.deepEqual(group.assets.map((a: Record<string, unknown>) => Object.entries(a)[0]), [['Image URL 1', 'https://c/1b.jpg'], ['Image URL 2', 'https://c/2.jpg'], ['Image URL 3', 'https://c/3.jpg']]);
+    assert.deepEqual(
+      group.assets.map((a: Record<string, unknown>) => Object.entries(a)[0]),
+      [
+        ['Image URL 1', 'https://c/1b.jpg'],
+        ['Image URL 2', 'https://c/2.jpg'],
+        ['Image URL 3', 'https://c/3.jpg'],
+      ],
+    );
     const second = group.assets[1].asset_id;
     const third = group.assets[2].asset_id;
     // unlink Image URL 2: the old Image URL 3 is listed as Image URL 2
-    const unlinked = await t.request({ method: 'POST', url: '/v1/assets/unlink', payload: [{ store_uuid: t.store.store_uuid, parent_code: 'R1', channel: 'web', asset_id: second }] });
+    const unlinked = await t.request({
+      method: 'POST',
+      url: '/v1/assets/unlink',
+      payload: [{ store_uuid: t.store.store_uuid, parent_code: 'R1', channel: 'web', asset_id: second }],
+    });
     assert.deepEqual(json(unlinked).data, { unlinked: 1, failed: 0, error_info: [] });
     group = await groupOf(t, 'R1');
-    assert.deepEqual(group.assets.map((a: Record<string, unknown>) => [Object.keys(a)[0], a.asset_id === third ? 'third' : 'other', a.rank]), [['Image URL 1', 'other', 1], ['Image URL 2', 'third', 2]]);
+    assert.deepEqual(
+      group.assets.map((a: Record<string, unknown>) => [
+        Object.keys(a)[0],
+        a.asset_id === third ? 'third' : 'other',
+        a.rank,
+      ]),
+      [
+        ['Image URL 1', 'other', 1],
+        ['Image URL 2', 'third', 2],
+      ],
+    );
     // relinking the unlinked URL gives back the same asset_id
     await create(t, [{ parent_code: 'R1', assets: { 'Image URL 3': 'https://c/2.jpg' } }]);
     group = await groupOf(t, 'R1');
     assert.equal(group.assets[2].asset_id, second);
     // delete removes the asset and compacts
-    const deleted = await t.request({ method: 'DELETE', url: '/v1/assets', payload: [{ store_uuid: t.store.store_uuid, channel: 'web', parent_code: 'R1', asset_id: [group.assets[0].asset_id, 'as_unknown'] }] });
+    const deleted = await t.request({
+      method: 'DELETE',
+      url: '/v1/assets',
+      payload: [
+        {
+          store_uuid: t.store.store_uuid,
+          channel: 'web',
+          parent_code: 'R1',
+          asset_id: [group.assets[0].asset_id, 'as_unknown'],
+        },
+      ],
+    });
     assert.equal(json(deleted).data.deleted_count, 1);
     assert.equal(json(deleted).data.failed, 1);
     assert.equal(json(deleted).data.error_info[0].reason, 'not_found');
     group = await groupOf(t, 'R1');
-    assert.deepEqual(group.assets.map((a: Record<string, unknown>) => [Object.keys(a)[0], a.rank]), [['Image URL 1', 1], ['Image URL 2', 2]]);
+    assert.deepEqual(
+      group.assets.map((a: Record<string, unknown>) => [Object.keys(a)[0], a.rank]),
+      [
+        ['Image URL 1', 1],
+        ['Image URL 2', 2],
+      ],
+    );
     // a deleted asset's URL gets a new asset_id when linked again
     await create(t, [{ parent_code: 'R1', assets: { extra: 'https://c/1b.jpg' } }]);
     group = await groupOf(t, 'R1');
@@ -99,7 +172,16 @@ describeEachDialect('asset links', (ctx) => {
     const t = ctx();
     await seedProducts(t, ['B1']);
     const res = await create(t, [
-      { parent_code: 'B1', assets: { 'Image URL 1': 'https://ok/1.jpg', 'Image URL 2': 'javascript:alert(1)', 'Image URL 3': 'file:///etc/passwd', 'Image URL 4': '/relative.jpg', 'Image URL 5': `https://x/${'a'.repeat(2048)}` } },
+      {
+        parent_code: 'B1',
+        assets: {
+          'Image URL 1': 'https://ok/1.jpg',
+          'Image URL 2': 'javascript:alert(1)',
+          'Image URL 3': 'file:///etc/passwd',
+          'Image URL 4': '/relative.jpg',
+          'Image URL 5': `https://x/${'a'.repeat(2048)}`,
+        },
+      },
       { parent_code: 'nobody', assets: { 'Image URL 1': 'https://ok/2.jpg' } },
       { parent_code: 'B1', asset_type: 'hologram', assets: { a: 'https://ok/3.jpg' } },
       { parent_code: 'B1', assets: 'https://ok/4.jpg' },
@@ -110,11 +192,26 @@ describeEachDialect('asset links', (ctx) => {
     assert.equal(res.statusCode, 200);
     const data = json(res).data;
     assert.equal(data.created, 1);
-    assert.deepEqual(data.error_info.map((e: { index: number; reason: string }) => [e.index, e.reason]), [
-      [0, 'invalid_url'], [0, 'invalid_url'], [0, 'invalid_url'], [0, 'invalid_url'], [1, 'unknown_parent_code'], [2, 'invalid_asset_type'], [3, 'invalid_assets'], [4, 'invalid_assets'], [5, 'unknown_channel'], [6, 'invalid_parent_code'],
-    ]);
+    assert.deepEqual(
+      data.error_info.map((e: { index: number; reason: string }) => [e.index, e.reason]),
+      [
+        [0, 'invalid_url'],
+        [0, 'invalid_url'],
+        [0, 'invalid_url'],
+        [0, 'invalid_url'],
+        [1, 'unknown_parent_code'],
+        [2, 'invalid_asset_type'],
+        [3, 'invalid_assets'],
+        [4, 'invalid_assets'],
+        [5, 'unknown_channel'],
+        [6, 'invalid_parent_code'],
+      ],
+    );
     assert.equal(data.failed, 10);
-    assert.deepEqual((await groupOf(t, 'B1')).assets.map((a: Record<string, unknown>) => a.rank), [1]);
+    assert.deepEqual(
+      (await groupOf(t, 'B1')).assets.map((a: Record<string, unknown>) => a.rank),
+      [1],
+    );
   });
 
   it('answers request-level errors in the asset shape with 400', async () => {
@@ -133,7 +230,12 @@ describeEachDialect('asset links', (ctx) => {
       ['POST', '/v1/assets/unlink', { not: 'an array' }],
     ];
     for (const [method, url, payload] of cases) {
-      const res = await t.request({ method: method as 'GET', url, payload: payload as object, headers: { 'x-request-id': 'a400' } });
+      const res = await t.request({
+        method: method,
+        url,
+        payload: payload as object,
+        headers: { 'x-request-id': 'a400' },
+      });
       assert.equal(res.statusCode, 400, `${method} ${url}`);
       const body = json(res);
       assert.equal(body.status.code, -1);
@@ -149,18 +251,36 @@ describeEachDialect('asset links', (ctx) => {
     await create(t, [{ parent_code: 'W1', assets: { 'Image URL 1': 'https://c/w1.jpg' } }]);
     const assetId = (await groupOf(t, 'W1')).assets[0].asset_id;
     const other = await t.container.stores.createStore({ workspaceName: `foreign-assets-${Date.now()}`, name: 'F' });
-    const unlink = json(await t.request({ method: 'POST', url: '/v1/assets/unlink', payload: [
-      { store_uuid: other.store_uuid, parent_code: 'W1', channel: 'web', asset_id: assetId },
-      { store_uuid: t.store.store_uuid, parent_code: 'W1', channel: 'web', asset_id: 'as_nope' },
-      { store_uuid: t.store.store_uuid, parent_code: 'W1', channel: 'fax', asset_id: assetId },
-    ] })).data;
-    assert.deepEqual(unlink.error_info.map((e: { reason: string }) => e.reason), ['store_not_found', 'not_found', 'unknown_channel']);
+    const unlink = json(
+      await t.request({
+        method: 'POST',
+        url: '/v1/assets/unlink',
+        payload: [
+          { store_uuid: other.store_uuid, parent_code: 'W1', channel: 'web', asset_id: assetId },
+          { store_uuid: t.store.store_uuid, parent_code: 'W1', channel: 'web', asset_id: 'as_nope' },
+          { store_uuid: t.store.store_uuid, parent_code: 'W1', channel: 'fax', asset_id: assetId },
+        ],
+      }),
+    ).data;
+    assert.deepEqual(
+      unlink.error_info.map((e: { reason: string }) => e.reason),
+      ['store_not_found', 'not_found', 'unknown_channel'],
+    );
     assert.equal(unlink.unlinked, 0);
-    const del = json(await t.request({ method: 'DELETE', url: '/v1/assets', payload: [
-      { store_uuid: other.store_uuid, parent_code: 'W1', asset_id: [assetId] },
-      { store_uuid: t.store.store_uuid, parent_code: 'W1', asset_id: assetId },
-    ] })).data;
-    assert.deepEqual(del.error_info.map((e: { reason: string }) => e.reason), ['store_not_found', 'invalid_request']);
+    const del = json(
+      await t.request({
+        method: 'DELETE',
+        url: '/v1/assets',
+        payload: [
+          { store_uuid: other.store_uuid, parent_code: 'W1', asset_id: [assetId] },
+          { store_uuid: t.store.store_uuid, parent_code: 'W1', asset_id: assetId },
+        ],
+      }),
+    ).data;
+    assert.deepEqual(
+      del.error_info.map((e: { reason: string }) => e.reason),
+      ['store_not_found', 'invalid_request'],
+    );
     assert.equal((await groupOf(t, 'W1')).assets.length, 1);
     // the foreign store's own GET is a 404 in the asset shape
     const foreign = await t.request({ method: 'GET', url: `/v1/assets?store_uuid=${other.store_uuid}` });
@@ -172,9 +292,44 @@ describeEachDialect('asset links', (ctx) => {
     const t = ctx();
     const store = await t.container.stores.createStore({ workspaceName: `feed-assets-${Date.now()}`, name: 'FA' });
     const s = await t.container.stores.getStore(store.store_uuid);
-    await t.container.products.upsertProducts(s, [{ product_code: 'F1', 'Product Name': 'x', Category: 'c', 'Selling Price': '1', 'Image URL 1': 'https://i/1' }]);
-    await t.container.assets.createLinks(s, undefined, [{ parent_code: 'F1', assets: { 'Image URL 1': 'https://c/f1.jpg' } }]);
+    await t.container.products.upsertProducts(s, [
+      { product_code: 'F1', 'Product Name': 'x', Category: 'c', 'Selling Price': '1', 'Image URL 1': 'https://i/1' },
+    ]);
+    await t.container.assets.createLinks(s, undefined, [
+      { parent_code: 'F1', assets: { 'Image URL 1': 'https://c/f1.jpg' } },
+    ]);
     const changes = await t.container.changes.read(s.id, 0);
-    assert.deepEqual(changes.map((c) => [c.entity, c.key]), [['product', 'F1'], ['asset', 'F1']]);
+    assert.deepEqual(
+      changes.map((c: { entity: string; key: string }) => [c.entity, c.key]),
+      [
+        ['product', 'F1'],
+        ['asset', 'F1'],
+      ],
+    );
+  });
+
+  it('answers a wrong method on an asset path with 405, Allow and the asset error shape', async () => {
+    const t = ctx();
+    for (const [method, url] of [
+      ['PUT', '/v1/assets'],
+      ['GET', '/v1/assets/unlink'],
+      ['PATCH', '/v1/assets'],
+    ] as const) {
+      const res = await t.request({
+        method,
+        url: `${url}?store_uuid=${t.store.store_uuid}`,
+        headers: { 'x-request-id': 'a405' },
+      });
+      assert.equal(res.statusCode, 405, `${method} ${url}`);
+      assert.ok(res.headers.allow, 'Allow header');
+      const body = json(res);
+      assert.equal(body.status.code, -1);
+      assert.equal(body.status.request_id, 'a405');
+      assert.equal(body.data.error_info[0].reason, 'method_not_allowed');
+      assert.match(body.data.error_info[0].details, new RegExp(`method ${method} is not allowed`));
+    }
+    // Other paths keep the plain envelope.
+    const other = json(await t.request({ method: 'PUT', url: `/v1/search?store_uuid=${t.store.store_uuid}` }));
+    assert.equal(other.data, undefined);
   });
 });

@@ -3,7 +3,14 @@ import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
 const product = (code: string, extra: Record<string, unknown>) => ({
-  product_code: code, 'Product Name': `Item ${code}`, Category: 'Dresses', Department: 'Women', 'Selling Price': '30', Currency: 'EUR', 'Image URL 1': `https://img.example/${code}.jpg`, ...extra,
+  product_code: code,
+  'Product Name': `Item ${code}`,
+  Category: 'Dresses',
+  Department: 'Women',
+  'Selling Price': '30',
+  Currency: 'EUR',
+  'Image URL 1': `https://img.example/${code}.jpg`,
+  ...extra,
 });
 const CATALOG = [
   product('d1', { Colour: 'Red', 'Selling Price': '45', Season: 'Summer' }),
@@ -16,24 +23,47 @@ const CATALOG = [
 const url = (t: TestApp, path = '', query = '') => `/v1/collection${path}?store_uuid=${t.store.store_uuid}${query}`;
 const post = (t: TestApp, body: unknown) => t.request({ method: 'POST', url: url(t), payload: body as object });
 const put = (t: TestApp, body: unknown) => t.request({ method: 'PUT', url: url(t), payload: body as object });
-const members = async (t: TestApp, id: string, query = '') => json(await t.request({ method: 'GET', url: url(t, `/${id}/products`, query) })).data;
-const listed = async (t: TestApp, query = '') => json(await t.request({ method: 'GET', url: url(t, '', query) })).data as Array<Record<string, any>>;
+const members = async (t: TestApp, id: string, query = '') =>
+  json(await t.request({ method: 'GET', url: url(t, `/${id}/products`, query) })).data;
+const listed = async (t: TestApp, query = '') =>
+  json(await t.request({ method: 'GET', url: url(t, '', query) })).data as Array<Record<string, any>>;
 
 describeEachDialect('collections', (ctx) => {
   it('creates rule collections (201) whose membership follows the filters, heroes first, sorted', async () => {
     const t = ctx();
     await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: CATALOG });
-    const res = await post(t, [{
-      id: 'summer-under-50', name: 'Summer dresses under 50', filters: { Category: 'Dresses', Season: 'summer', 'Selling Price': { gte: 10, lte: 50 } },
-      sortBy: { static: { trendScore: true }, dynamic: [{ field: 'Selling Price', order: 'desc' }] }, heroProducts: ['d3'], meta: { title: 'Summer', description: 'Light' },
-      url: '/summer', groups: [{ name: 'g1' }], displayPreference: 'grid', bannerUrl: 'https://b/1.jpg', thumbnail: 'https://t/1.jpg', description: 'd',
-    }]);
+    const res = await post(t, [
+      {
+        id: 'summer-under-50',
+        name: 'Summer dresses under 50',
+        filters: { Category: 'Dresses', Season: 'summer', 'Selling Price': { gte: 10, lte: 50 } },
+        sortBy: { static: { trendScore: true }, dynamic: [{ field: 'Selling Price', order: 'desc' }] },
+        heroProducts: ['d3'],
+        meta: { title: 'Summer', description: 'Light' },
+        url: '/summer',
+        groups: [{ name: 'g1' }],
+        displayPreference: 'grid',
+        bannerUrl: 'https://b/1.jpg',
+        thumbnail: 'https://t/1.jpg',
+        description: 'd',
+      },
+    ]);
     assert.equal(res.statusCode, 201);
     assert.deepEqual(json(res).data, { created: 1, failed: 0, ids: ['summer-under-50'], error_info: [] });
     const page = await members(t, 'summer-under-50');
     assert.equal(page.total, 3);
-    assert.deepEqual(page.products.map((p: { product_code: string }) => p.product_code), ['d3', 'd1', 'd2']);
-    assert.deepEqual(page.products[1], { product_code: 'd1', title: 'Item d1', category: 'Dresses', price: 45, currency: 'EUR', image_url: 'https://img.example/d1.jpg' });
+    assert.deepEqual(
+      page.products.map((p: { product_code: string }) => p.product_code),
+      ['d3', 'd1', 'd2'],
+    );
+    assert.deepEqual(page.products[1], {
+      product_code: 'd1',
+      title: 'Item d1',
+      category: 'Dresses',
+      price: 45,
+      currency: 'EUR',
+      image_url: 'https://img.example/d1.jpg',
+    });
     const [collection] = await listed(t);
     assert.equal(collection.totalProducts, 3);
     assert.equal(collection.status, 'active');
@@ -44,7 +74,12 @@ describeEachDialect('collections', (ctx) => {
     assert.equal(collection.autoRefresh, true);
     assert.equal(collection.static, 'false');
     // paging across heroes and members
-    assert.deepEqual((await members(t, 'summer-under-50', '&offset=1&limit=1')).products.map((p: { product_code: string }) => p.product_code), ['d1']);
+    assert.deepEqual(
+      (await members(t, 'summer-under-50', '&offset=1&limit=1')).products.map(
+        (p: { product_code: string }) => p.product_code,
+      ),
+      ['d1'],
+    );
   });
 
   it('keeps autoRefresh membership current, freezes it otherwise, and never shows invisible products', async () => {
@@ -53,15 +88,34 @@ describeEachDialect('collections', (ctx) => {
       { id: 'men-live', name: 'Men', filters: { Department: 'Men' } },
       { id: 'men-frozen', name: 'Men frozen', filters: { Department: 'Men' }, autoRefresh: false },
     ]);
-    await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: [product('m3', { Category: 'Shirts', Department: 'Men' })] });
+    await t.request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: [product('m3', { Category: 'Shirts', Department: 'Men' })],
+    });
     assert.equal((await members(t, 'men-live')).total, 3);
     assert.equal((await members(t, 'men-frozen')).total, 2);
-    await t.request({ method: 'PUT', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: [{ product_code: 'm1', Status: 'inactive' }] });
+    await t.request({
+      method: 'PUT',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: [{ product_code: 'm1', Status: 'inactive' }],
+    });
     assert.equal((await members(t, 'men-frozen')).total, 1, 'an invisible product is never counted');
-    await t.request({ method: 'PUT', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: [{ product_code: 'm1', Status: 'active' }] });
+    await t.request({
+      method: 'PUT',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: [{ product_code: 'm1', Status: 'active' }],
+    });
     assert.equal((await members(t, 'men-frozen')).total, 2, 'and comes back when visible again');
-    await t.request({ method: 'PUT', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: [{ product_code: 'm2', Department: 'Unisex' }] });
-    assert.deepEqual((await members(t, 'men-live')).products.map((p: { product_code: string }) => p.product_code), ['m1', 'm3']);
+    await t.request({
+      method: 'PUT',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: [{ product_code: 'm2', Department: 'Unisex' }],
+    });
+    assert.deepEqual(
+      (await members(t, 'men-live')).products.map((p: { product_code: string }) => p.product_code),
+      ['m1', 'm3'],
+    );
     // a save re-evaluates a frozen collection
     await put(t, [{ id: 'men-frozen', name: 'Men frozen again' }]);
     assert.equal((await members(t, 'men-frozen')).total, 2);
@@ -72,7 +126,13 @@ describeEachDialect('collections', (ctx) => {
     await post(t, [
       { id: 'big', name: 'Needs 10', filters: { Category: 'Dresses' }, minProducts: 10 },
       { id: 'off', name: 'Off', filters: { Category: 'Dresses' }, status: 'inactive' },
-      { id: 'picks', name: 'Picks', static: 'true', filters: { Category: 'Shirts' }, heroProducts: ['d2', 'ghost', 'm1'] },
+      {
+        id: 'picks',
+        name: 'Picks',
+        static: 'true',
+        filters: { Category: 'Shirts' },
+        heroProducts: ['d2', 'ghost', 'm1'],
+      },
     ]);
     const statuses = Object.fromEntries((await listed(t)).map((c) => [c.id, c.status]));
     assert.equal(statuses.big, 'hidden');
@@ -80,7 +140,10 @@ describeEachDialect('collections', (ctx) => {
     assert.deepEqual((await listed(t, '&status=hidden,inactive')).map((c) => c.id).sort(), ['big', 'off']);
     const picks = await members(t, 'picks');
     assert.equal(picks.total, 2, 'heroes that do not exist are kept but not counted');
-    assert.deepEqual(picks.products.map((p: { product_code: string }) => p.product_code), ['d2', 'm1']);
+    assert.deepEqual(
+      picks.products.map((p: { product_code: string }) => p.product_code),
+      ['d2', 'm1'],
+    );
     const stored = (await listed(t)).find((c) => c.id === 'picks')!;
     assert.deepEqual(stored.heroProducts, ['d2', 'ghost', 'm1']);
     assert.equal((await listed(t, '&limit=1&offset=1')).length, 1);
@@ -96,22 +159,56 @@ describeEachDialect('collections', (ctx) => {
       { id: 'root', name: 'again' },
     ]);
     assert.deepEqual(json(res).data.ids, ['root', 'child', 'leaf', null, null]);
-    assert.deepEqual(json(res).data.error_info.map((e: { reason: string }) => e.reason), ['parent_not_found', 'duplicate_id']);
+    assert.deepEqual(
+      json(res).data.error_info.map((e: { reason: string }) => e.reason),
+      ['parent_not_found', 'duplicate_id'],
+    );
     const hierarchy = json(await t.request({ method: 'GET', url: url(t, '/hierarchy') })).data;
     assert.equal(hierarchy.vendor, 'Test Store');
     const women = hierarchy.association.find((n: { collectionId: string }) => n.collectionId === 'root');
-    assert.deepEqual(women, { collectionId: 'root', collectionName: 'Women', collectionUrl: '/women', children: [{ collectionId: 'child', collectionName: 'Dresses', collectionUrl: '/women/dresses', children: [{ collectionId: 'leaf', collectionName: 'Red dresses', collectionUrl: '', children: [] }] }] });
-    const cycle = await put(t, [{ id: 'root', parentId: 'leaf' }, { id: 'child', parentId: 'child' }, { id: 'ghost', name: 'x' }]);
-    assert.deepEqual(json(cycle).data.error_info.map((e: { reason: string }) => e.reason), ['cycle', 'cycle', 'not_found']);
+    assert.deepEqual(women, {
+      collectionId: 'root',
+      collectionName: 'Women',
+      collectionUrl: '/women',
+      children: [
+        {
+          collectionId: 'child',
+          collectionName: 'Dresses',
+          collectionUrl: '/women/dresses',
+          children: [{ collectionId: 'leaf', collectionName: 'Red dresses', collectionUrl: '', children: [] }],
+        },
+      ],
+    });
+    const cycle = await put(t, [
+      { id: 'root', parentId: 'leaf' },
+      { id: 'child', parentId: 'child' },
+      { id: 'ghost', name: 'x' },
+    ]);
+    assert.deepEqual(
+      json(cycle).data.error_info.map((e: { reason: string }) => e.reason),
+      ['cycle', 'cycle', 'not_found'],
+    );
     // an inactive parent takes its subtree out of the hierarchy
     await put(t, [{ id: 'child', status: 'inactive' }]);
-    const pruned = json(await t.request({ method: 'GET', url: url(t, '/hierarchy') })).data.association.find((n: { collectionId: string }) => n.collectionId === 'root');
+    const pruned = json(await t.request({ method: 'GET', url: url(t, '/hierarchy') })).data.association.find(
+      (n: { collectionId: string }) => n.collectionId === 'root',
+    );
     assert.deepEqual(pruned.children, []);
     await put(t, [{ id: 'child', status: 'active' }]);
     const deleted = await t.request({ method: 'DELETE', url: url(t, '', '&ids=child,nope') });
-    assert.deepEqual(json(deleted).data, { deleted: 1, failed: 1, ids: ['child', null], error_info: [{ index: 1, id: 'nope', reason: 'not_found', details: 'collection nope does not exist' }] });
-    const after = json(await t.request({ method: 'GET', url: url(t, '/hierarchy') })).data.association.find((n: { collectionId: string }) => n.collectionId === 'root');
-    assert.deepEqual(after.children.map((n: { collectionId: string }) => n.collectionId), ['leaf']);
+    assert.deepEqual(json(deleted).data, {
+      deleted: 1,
+      failed: 1,
+      ids: ['child', null],
+      error_info: [{ index: 1, id: 'nope', reason: 'not_found', details: 'collection nope does not exist' }],
+    });
+    const after = json(await t.request({ method: 'GET', url: url(t, '/hierarchy') })).data.association.find(
+      (n: { collectionId: string }) => n.collectionId === 'root',
+    );
+    assert.deepEqual(
+      after.children.map((n: { collectionId: string }) => n.collectionId),
+      ['leaf'],
+    );
   });
 
   it('refuses bad input with clear errors', async () => {
@@ -120,21 +217,37 @@ describeEachDialect('collections', (ctx) => {
     assert.equal((await t.request({ method: 'GET', url: url(t, '', '&limit=1001') })).statusCode, 422);
     assert.equal((await post(t, { id: 'x' })).statusCode, 422);
     assert.equal((await post(t, [])).statusCode, 422);
-    assert.equal((await post(t, Array.from({ length: 101 }, (_, i) => ({ name: `c${i}` })))).statusCode, 413);
-    const bad = json(await post(t, [
-      { name: 'f1', filters: 'Category=Dresses' },
-      { name: 'f2', filters: { 'Selling Price': { between: [1, 2] } } },
-      { name: 's1', status: 'archived' },
-      { name: 'o1', sortBy: { dynamic: [{ field: 'Selling Price', order: 'sideways' }] } },
-      { description: 'no name' },
-      { id: 'bad id!', name: 'x' },
-    ])).data;
-    assert.deepEqual(bad.error_info.map((e: { reason: string }) => e.reason), ['invalid_filter', 'invalid_filter', 'invalid_status', 'invalid_sort', 'invalid_field', 'invalid_id']);
+    assert.equal(
+      (
+        await post(
+          t,
+          Array.from({ length: 101 }, (_, i) => ({ name: `c${i}` })),
+        )
+      ).statusCode,
+      413,
+    );
+    const bad = json(
+      await post(t, [
+        { name: 'f1', filters: 'Category=Dresses' },
+        { name: 'f2', filters: { 'Selling Price': { between: [1, 2] } } },
+        { name: 's1', status: 'archived' },
+        { name: 'o1', sortBy: { dynamic: [{ field: 'Selling Price', order: 'sideways' }] } },
+        { description: 'no name' },
+        { id: 'bad id!', name: 'x' },
+      ]),
+    ).data;
+    assert.deepEqual(
+      bad.error_info.map((e: { reason: string }) => e.reason),
+      ['invalid_filter', 'invalid_filter', 'invalid_status', 'invalid_sort', 'invalid_field', 'invalid_id'],
+    );
     assert.equal(bad.created, 0);
     assert.equal((await t.request({ method: 'GET', url: url(t, '/nope/products') })).statusCode, 404);
     assert.equal((await t.request({ method: 'DELETE', url: url(t, '', '&ids=') })).statusCode, 422);
     const other = await t.container.stores.createStore({ workspaceName: `coll-foreign-${Date.now()}`, name: 'F' });
-    assert.equal((await t.request({ method: 'GET', url: `/v1/collection?store_uuid=${other.store_uuid}` })).statusCode, 404);
+    assert.equal(
+      (await t.request({ method: 'GET', url: `/v1/collection?store_uuid=${other.store_uuid}` })).statusCode,
+      404,
+    );
     // a parent in another store of the same workspace is not a parent here
     const sibling = await t.container.stores.createStore({ workspaceName: 'unused', name: 'S' });
     const siblingStore = await t.container.stores.getStore(sibling.store_uuid);

@@ -2,26 +2,49 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
-const p = (code: string, extra: Record<string, unknown>) => ({ product_code: code, 'Product Name': code, 'Selling Price': '40', Currency: 'EUR', 'Image URL 1': `https://i/${code}.jpg`, Usage: 'Casual', Season: 'Summer', ...extra });
+const p = (code: string, extra: Record<string, unknown>) => ({
+  product_code: code,
+  'Product Name': code,
+  'Selling Price': '40',
+  Currency: 'EUR',
+  'Image URL 1': `https://i/${code}.jpg`,
+  Usage: 'Casual',
+  Season: 'Summer',
+  ...extra,
+});
 const CATALOG = [
   p('shirt', { Category: 'Shirts', Department: 'Men', Colour: 'Navy Blue', Usage: 'Formal' }),
   p('trousers-formal', { Category: 'Trousers', Department: 'Men', Colour: 'Grey', Usage: 'Formal' }),
-  p('trousers-cheap', { Category: 'Trousers', Department: 'Men', Colour: 'Black', Usage: 'Formal', 'Selling Price': '5' }),
+  p('trousers-cheap', {
+    Category: 'Trousers',
+    Department: 'Men',
+    Colour: 'Black',
+    Usage: 'Formal',
+    'Selling Price': '5',
+  }),
   p('track-pants', { Category: 'Track Pants', Department: 'Men', Colour: 'Black', Usage: 'Sports' }),
   p('skirt', { Category: 'Skirts', Department: 'Women', Colour: 'Red' }),
   p('unisex-jeans', { Category: 'Jeans', Department: 'Unisex', Colour: 'Blue' }),
   p('formal-shoes', { Category: 'Formal Shoes', Department: 'Men', Colour: 'Brown', Usage: 'Formal' }),
-  p('shoes-image3', { Category: 'Formal Shoes', Department: 'Men', Colour: 'Black', Usage: 'Formal', 'Image URL 1': undefined, 'Image URL 3': 'https://i/third.jpg' }),
+  p('shoes-image3', {
+    Category: 'Formal Shoes',
+    Department: 'Men',
+    Colour: 'Black',
+    Usage: 'Formal',
+    'Image URL 1': undefined,
+    'Image URL 3': 'https://i/third.jpg',
+  }),
   p('belt', { Category: 'Belts', Department: 'Men', Colour: 'Brown', Usage: 'Formal' }),
   p('watch', { Category: 'Watches', Department: 'Unisex', Colour: 'Silver' }),
   p('other-shirt', { Category: 'Shirts', Department: 'Men', Colour: 'White' }),
   p('hidden-belt', { Category: 'Belts', Department: 'Men', Colour: 'Black', Status: 'draft' }),
 ];
 
-const complementary = (t: TestApp, query: string) => t.request({ method: 'GET', url: `/v1/complementary?store_uuid=${t.store.store_uuid}&${query}` });
+const complementary = (t: TestApp, query: string) =>
+  t.request({ method: 'GET', url: `/v1/complementary?store_uuid=${t.store.store_uuid}&${query}` });
 
 describeEachDialect('GET /v1/complementary', (ctx) => {
-  it('groups complements by category, never the source\'s own, never the wrong department or a clashing usage', async () => {
+  it("groups complements by category, never the source's own, never the wrong department or a clashing usage", async () => {
     const t = ctx();
     await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: CATALOG });
     const res = await complementary(t, 'product_code=shirt');
@@ -30,15 +53,30 @@ describeEachDialect('GET /v1/complementary', (ctx) => {
     const titles = categories.map((c: { title: string }) => c.title);
     assert.deepEqual(titles.slice(0, 4), ['BOTTOMWEAR', 'FOOTWEAR', 'BELTS', 'WATCHES']);
     assert.ok(!titles.includes('TOPWEAR'));
-    const codes = categories.flatMap((c: { products: Array<{ product_code: string }> }) => c.products.map((x) => x.product_code));
-    for (const excluded of ['skirt', 'track-pants', 'hidden-belt', 'other-shirt', 'shirt']) assert.ok(!codes.includes(excluded), excluded);
+    const codes = categories.flatMap((c: { products: Array<{ product_code: string }> }) =>
+      c.products.map((x) => x.product_code),
+    );
+    for (const excluded of ['skirt', 'track-pants', 'hidden-belt', 'other-shirt', 'shirt'])
+      assert.ok(!codes.includes(excluded), excluded);
     const bottoms = categories[0].products.map((x: { product_code: string }) => x.product_code);
-    assert.deepEqual(bottoms, ['trousers-formal', 'unisex-jeans', 'trousers-cheap'], 'usage, colour and price band order them');
+    assert.deepEqual(
+      bottoms,
+      ['trousers-formal', 'unisex-jeans', 'trousers-cheap'],
+      'usage, colour and price band order them',
+    );
     const footwear = categories[1].products.map((x: { product_code: string }) => x.product_code);
     assert.deepEqual(footwear, ['formal-shoes', 'shoes-image3']);
     assert.equal(categories[1].products[1].image_url, 'https://i/third.jpg', 'the first image field that is set');
     const first = categories[0].products[0];
-    assert.deepEqual(Object.keys(first).sort(), ['category', 'currency', 'image_url', 'price', 'product_code', 'score', 'title']);
+    assert.deepEqual(Object.keys(first).sort(), [
+      'category',
+      'currency',
+      'image_url',
+      'price',
+      'product_code',
+      'score',
+      'title',
+    ]);
     assert.ok(first.score > 0 && first.score <= 1);
     assert.equal(first.price, 40);
     assert.deepEqual(json(await complementary(t, 'product_code=shirt')).data, json(res).data, 'deterministic');
@@ -52,7 +90,11 @@ describeEachDialect('GET /v1/complementary', (ctx) => {
     const pinned = json(await complementary(t, 'product_code=shirt')).data.categories;
     assert.equal(pinned[0].title, 'BOTTOMWEAR');
     assert.equal(pinned[0].products[0].product_code, 'trousers-cheap');
-    await t.request({ method: 'PUT', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: [{ product_code: 'belt', Status: 'inactive' }] });
+    await t.request({
+      method: 'PUT',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: [{ product_code: 'belt', Status: 'inactive' }],
+    });
     const afterDeactivation = json(await complementary(t, 'product_code=shirt')).data.categories;
     assert.ok(!afterDeactivation.some((c: { title: string }) => c.title === 'BELTS'));
   });
@@ -64,19 +106,34 @@ describeEachDialect('GET /v1/complementary', (ctx) => {
     assert.equal(unknown.statusCode, 404);
     assert.equal(json(unknown).status.code, -1);
     assert.equal((await complementary(t, '')).statusCode, 400);
-    for (const limit of ['0', '51', 'x']) assert.equal((await complementary(t, `product_code=shirt&limit=${limit}`)).statusCode, 422);
+    for (const limit of ['0', '51', 'x'])
+      assert.equal((await complementary(t, `product_code=shirt&limit=${limit}`)).statusCode, 422);
     const other = await t.container.stores.createStore({ workspaceName: `comp-foreign-${Date.now()}`, name: 'F' });
-    assert.equal((await t.request({ method: 'GET', url: `/v1/complementary?store_uuid=${other.store_uuid}&product_code=shirt` })).statusCode, 404);
+    assert.equal(
+      (await t.request({ method: 'GET', url: `/v1/complementary?store_uuid=${other.store_uuid}&product_code=shirt` }))
+        .statusCode,
+      404,
+    );
     // a product whose category the taxonomy does not place has no complements
-    await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: [p('mystery', { Category: 'Gadgets', Department: 'Men' })] });
+    await t.request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: [p('mystery', { Category: 'Gadgets', Department: 'Men' })],
+    });
     assert.deepEqual(json(await complementary(t, 'product_code=mystery')).data, { categories: [] });
   });
 
-  it('uses a store\'s own taxonomy', async () => {
+  it("uses a store's own taxonomy", async () => {
     const t = ctx();
-    await t.container.recommendations.setTaxonomy(t.store.store_uuid, { groups: { TOPS: ['Shirts'], TIME: ['Watches'] }, complements: { TOPS: ['TIME'] } });
+    await t.container.recommendations.setTaxonomy(t.store.store_uuid, {
+      groups: { TOPS: ['Shirts'], TIME: ['Watches'] },
+      complements: { TOPS: ['TIME'] },
+    });
     const store = await t.container.stores.getStore(t.store.store_uuid);
     const { categories } = await t.container.recommendations.complementary(store, 'shirt', 10);
-    assert.deepEqual(categories.map((c) => c.title), ['TIME']);
+    assert.deepEqual(
+      categories.map((c) => c.title),
+      ['TIME'],
+    );
   });
 });

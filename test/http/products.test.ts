@@ -3,7 +3,16 @@ import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
 function product(code: string | number, extra: Record<string, unknown> = {}) {
-  return { product_code: code, 'Product Name': `Shirt ${code}`, Department: 'Men', Category: 'Shirts', 'Selling Price': '49.90', Currency: 'EUR', 'Image URL 1': `https://img.example/${code}.jpg`, ...extra };
+  return {
+    product_code: code,
+    'Product Name': `Shirt ${code}`,
+    Department: 'Men',
+    Category: 'Shirts',
+    'Selling Price': '49.90',
+    Currency: 'EUR',
+    'Image URL 1': `https://img.example/${code}.jpg`,
+    ...extra,
+  };
 }
 
 async function post(t: TestApp, body: unknown, method: 'POST' | 'PUT' = 'POST', storeUuid = t.store.store_uuid) {
@@ -11,14 +20,20 @@ async function post(t: TestApp, body: unknown, method: 'POST' | 'PUT' = 'POST', 
 }
 
 async function getProducts(t: TestApp, codes: string[]) {
-  const res = await t.request({ method: 'GET', url: `/v1/products?store_uuid=${t.store.store_uuid}&product_code=${encodeURIComponent(codes.join(','))}` });
+  const res = await t.request({
+    method: 'GET',
+    url: `/v1/products?store_uuid=${t.store.store_uuid}&product_code=${encodeURIComponent(codes.join(','))}`,
+  });
   return json(res).data.products as Array<Record<string, any>>;
 }
 
 describeEachDialect('POST /v1/products', (ctx) => {
   it('inserts, then updates, round-tripping spaced field names and extra attributes', async () => {
     const t = ctx();
-    const first = await post(t, [product('A1', { Colour: 'Navy Blue', fabric: 'linen', tags: ['summer'] }), product('A2')]);
+    const first = await post(t, [
+      product('A1', { Colour: 'Navy Blue', fabric: 'linen', tags: ['summer'] }),
+      product('A2'),
+    ]);
     assert.equal(first.statusCode, 200);
     assert.deepEqual(json(first).data, { inserted: 2, updated: 0, failed: 0, error_info: [] });
     assert.equal(json(first).status.code, 0);
@@ -41,13 +56,21 @@ describeEachDialect('POST /v1/products', (ctx) => {
 
   it('rejects whole bodies that are not an array of 1..100 objects', async () => {
     const t = ctx();
-    for (const [body, status] of [[{ product_code: 'x' }, 422], [[], 422], [[product('ok'), 'nope'], 422], [[product('ok'), [1]], 422]] as const) {
+    for (const [body, status] of [
+      [{ product_code: 'x' }, 422],
+      [[], 422],
+      [[product('ok'), 'nope'], 422],
+      [[product('ok'), [1]], 422],
+    ] as const) {
       const res = await post(t, body);
       assert.equal(res.statusCode, status, JSON.stringify(body));
       assert.equal(json(res).status, 'error');
       assert.ok(json(res).detail.length > 0);
     }
-    const tooMany = await post(t, Array.from({ length: 101 }, (_, i) => product(`big-${i}`)));
+    const tooMany = await post(
+      t,
+      Array.from({ length: 101 }, (_, i) => product(`big-${i}`)),
+    );
     assert.equal(tooMany.statusCode, 413);
     assert.equal(json(tooMany).status.code, -1);
     assert.equal((await getProducts(t, ['ok', 'big-0'])).length, 0);
@@ -71,7 +94,15 @@ describeEachDialect('POST /v1/products', (ctx) => {
     assert.equal(data.inserted, 2);
     assert.equal(data.failed, 7);
     const reasons = data.error_info.map((e: { index: number; reason: string }) => [e.index, e.reason]);
-    assert.deepEqual(reasons, [[1, 'Missing SKU'], [2, 'Missing SKU'], [3, 'invalid_product_code'], [4, 'invalid_product_code'], [5, 'invalid_status'], [6, 'invalid_status'], [8, 'invalid_field']]);
+    assert.deepEqual(reasons, [
+      [1, 'Missing SKU'],
+      [2, 'Missing SKU'],
+      [3, 'invalid_product_code'],
+      [4, 'invalid_product_code'],
+      [5, 'invalid_status'],
+      [6, 'invalid_status'],
+      [8, 'invalid_field'],
+    ]);
     for (const e of data.error_info) assert.ok(typeof e.details === 'string' && e.details.length > 0);
     assert.equal(data.error_info[4].product_code, 'bad-status');
     const stored = await getProducts(t, ['good-1', '15970', 'bad-status', 'by-hand', 'bad-field']);
@@ -80,7 +111,10 @@ describeEachDialect('POST /v1/products', (ctx) => {
 
   it('stores a failing product with status problem and says why', async () => {
     const t = ctx();
-    const res = await post(t, [product('cheap', { 'Selling Price': '12,50' }), product('nothing', { 'Product Name': '', 'Image URL 1': undefined, Category: null, 'Selling Price': undefined })]);
+    const res = await post(t, [
+      product('cheap', { 'Selling Price': '12,50' }),
+      product('nothing', { 'Product Name': '', 'Image URL 1': undefined, Category: null, 'Selling Price': undefined }),
+    ]);
     const data = json(res).data;
     assert.equal(data.inserted, 2);
     assert.equal(data.failed, 0);
@@ -89,7 +123,10 @@ describeEachDialect('POST /v1/products', (ctx) => {
       { product_code: 'nothing', reasons: ['Missing price', 'Missing title and images', 'Missing category'] },
     ]);
     const stored = await getProducts(t, ['cheap', 'nothing']);
-    assert.deepEqual(stored.map((p) => p.status), ['problem', 'problem']);
+    assert.deepEqual(
+      stored.map((p) => p.status),
+      ['problem', 'problem'],
+    );
     assert.equal(stored[0]['Selling Price'], '12,50');
   });
 
@@ -100,7 +137,7 @@ describeEachDialect('POST /v1/products', (ctx) => {
     assert.equal((await getProducts(t, ['dup']))[0].Colour, 'Blue');
   });
 
-  it('answers 404 for another workspace\'s store, writing nothing', async () => {
+  it("answers 404 for another workspace's store, writing nothing", async () => {
     const t = ctx();
     const other = await t.container.stores.createStore({ workspaceName: `foreign-${Date.now()}`, name: 'F' });
     const res = await post(t, [product('foreign-1')], 'POST', other.store_uuid);
@@ -111,22 +148,47 @@ describeEachDialect('POST /v1/products', (ctx) => {
   it('checks product fields against the mapping profile, and answers 404 without one', async () => {
     const t = ctx();
     const store = await t.container.stores.createStore({ workspaceName: `map-${Date.now()}`, name: 'Mapped' });
-    await t.container.stores.setMappingProfile(store.store_uuid, { fields: { sku: 'product_code', title: 'Product Name', price: 'Selling Price' }, required: ['Brand'] });
-    const res = await t.request({ method: 'POST', url: `/v1/products?store_uuid=${store.store_uuid}`, token: store.api_token, payload: [
-      { sku: 'm1', title: 'Mapped shirt', price: 10, Category: 'Shirts', Brand: 'Acme', 'Image URL 1': 'https://i/1.jpg' },
-      { sku: 'm2', title: 'No brand', price: 10, Category: 'Shirts' },
-    ] });
+    await t.container.stores.setMappingProfile(store.store_uuid, {
+      fields: { sku: 'product_code', title: 'Product Name', price: 'Selling Price' },
+      required: ['Brand'],
+    });
+    const res = await t.request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      token: store.api_token,
+      payload: [
+        {
+          sku: 'm1',
+          title: 'Mapped shirt',
+          price: 10,
+          Category: 'Shirts',
+          Brand: 'Acme',
+          'Image URL 1': 'https://i/1.jpg',
+        },
+        { sku: 'm2', title: 'No brand', price: 10, Category: 'Shirts' },
+      ],
+    });
     const data = json(res).data;
     assert.equal(data.inserted, 1);
-    assert.deepEqual(data.error_info.map((e: { reason: string }) => e.reason), ['missing_required_field']);
-    const listed = json(await t.request({ method: 'GET', url: `/v1/products?store_uuid=${store.store_uuid}`, token: store.api_token })).data.products;
+    assert.deepEqual(
+      data.error_info.map((e: { reason: string }) => e.reason),
+      ['missing_required_field'],
+    );
+    const listed = json(
+      await t.request({ method: 'GET', url: `/v1/products?store_uuid=${store.store_uuid}`, token: store.api_token }),
+    ).data.products;
     assert.equal(listed[0]['Product Name'], 'Mapped shirt');
     assert.equal(listed[0]['Selling Price'], '10');
     assert.equal(listed[0].status, 'new');
 
     await t.container.stores.removeMappingProfile(store.store_uuid);
     for (const method of ['POST', 'PUT'] as const) {
-      const missing = await t.request({ method, url: `/v1/products?store_uuid=${store.store_uuid}`, token: store.api_token, payload: [{ product_code: 'm1' }] });
+      const missing = await t.request({
+        method,
+        url: `/v1/products?store_uuid=${store.store_uuid}`,
+        token: store.api_token,
+        payload: [{ product_code: 'm1' }],
+      });
       assert.equal(missing.statusCode, 404);
       assert.equal(json(missing).status.message, 'mapping profile not found');
     }
@@ -134,12 +196,23 @@ describeEachDialect('POST /v1/products', (ctx) => {
 
   it('never duplicates a product under concurrent upserts of the same code', async () => {
     const t = ctx();
-    const bodies = Array.from({ length: 8 }, (_, i) => Array.from({ length: 20 }, (_, j) => product(`race-${j}`, { Colour: `c${i}`, writer: i })));
+    const bodies = Array.from({ length: 8 }, (_, i) =>
+      Array.from({ length: 20 }, (_, j) => product(`race-${j}`, { Colour: `c${i}`, writer: i })),
+    );
     const results = await Promise.all(bodies.map((body) => post(t, body)));
     const totals = results.map((r) => json(r).data);
-    assert.equal(totals.reduce((n, d) => n + d.inserted, 0), 20);
-    assert.equal(totals.reduce((n, d) => n + d.updated, 0), 140);
-    const stored = await getProducts(t, Array.from({ length: 20 }, (_, j) => `race-${j}`));
+    assert.equal(
+      totals.reduce((n, d) => n + d.inserted, 0),
+      20,
+    );
+    assert.equal(
+      totals.reduce((n, d) => n + d.updated, 0),
+      140,
+    );
+    const stored = await getProducts(
+      t,
+      Array.from({ length: 20 }, (_, j) => `race-${j}`),
+    );
     assert.equal(stored.length, 20);
     for (const p of stored) assert.equal(p.Colour, `c${p.writer}`, 'each product is one complete body');
   });
@@ -149,12 +222,24 @@ describeEachDialect('PUT /v1/products', (ctx) => {
   it('changes only the given fields and reports unknown codes as not_found', async () => {
     const t = ctx();
     await post(t, [product('P1', { Colour: 'Red' })]);
-    const res = await post(t, [{ product_code: 'P1', Category: 'Tshirts', Department: 'Women' }, { product_code: 'nope', Category: 'x' }], 'PUT');
+    const res = await post(
+      t,
+      [
+        { product_code: 'P1', Category: 'Tshirts', Department: 'Women' },
+        { product_code: 'nope', Category: 'x' },
+      ],
+      'PUT',
+    );
     assert.equal(res.statusCode, 200);
     const data = json(res).data;
     assert.equal(data.updated, 1);
     assert.equal(data.failed, 1);
-    assert.deepEqual(data.error_info[0], { index: 1, product_code: 'nope', reason: 'not_found', details: 'product nope does not exist' });
+    assert.deepEqual(data.error_info[0], {
+      index: 1,
+      product_code: 'nope',
+      reason: 'not_found',
+      details: 'product nope does not exist',
+    });
     assert.equal('inserted' in data, false);
     const [p1] = await getProducts(t, ['P1']);
     assert.equal(p1.Category, 'Tshirts');
@@ -167,16 +252,34 @@ describeEachDialect('PUT /v1/products', (ctx) => {
   it('applies the status rules of the quality checks', async () => {
     const t = ctx();
     await post(t, [product('S1'), product('S2', { 'Selling Price': undefined }), product('S3')]);
-    const activate = await post(t, [{ product_code: 'S1', Status: 'active' }, { product_code: 'S2', Status: 'active' }, { product_code: 'S3', Status: 'draft' }], 'PUT');
+    const activate = await post(
+      t,
+      [
+        { product_code: 'S1', Status: 'active' },
+        { product_code: 'S2', Status: 'active' },
+        { product_code: 'S3', Status: 'draft' },
+      ],
+      'PUT',
+    );
     const data = json(activate).data;
     assert.equal(data.updated, 2);
-    assert.deepEqual(data.error_info.map((e: { product_code: string; reason: string }) => [e.product_code, e.reason]), [['S2', 'quality_check_failed']]);
+    assert.deepEqual(
+      data.error_info.map((e: { product_code: string; reason: string }) => [e.product_code, e.reason]),
+      [['S2', 'quality_check_failed']],
+    );
     let [s1, s2, s3] = await getProducts(t, ['S1', 'S2', 'S3']);
     assert.equal(s1.status, 'active');
     assert.equal(s2.status, 'problem');
     assert.equal(s3.status, 'draft');
     // an active product that starts failing becomes problem; a draft one keeps draft
-    await post(t, [{ product_code: 'S1', 'Selling Price': 'abc' }, { product_code: 'S3', 'Selling Price': '-3' }], 'PUT');
+    await post(
+      t,
+      [
+        { product_code: 'S1', 'Selling Price': 'abc' },
+        { product_code: 'S3', 'Selling Price': '-3' },
+      ],
+      'PUT',
+    );
     [s1, , s3] = await getProducts(t, ['S1', 'S2', 'S3']);
     assert.equal(s1.status, 'problem');
     assert.equal(s3.status, 'draft');
@@ -186,14 +289,26 @@ describeEachDialect('PUT /v1/products', (ctx) => {
     [, s2] = await getProducts(t, ['S1', 'S2']);
     assert.equal(s2.status, 'new');
     assert.equal(s2['Selling Price'], '19');
-    const bad = await post(t, [{ product_code: 'S2', Status: 'problem' }, { product_code: 'S2x', Status: 'gone' }], 'PUT');
-    assert.deepEqual(json(bad).data.error_info.map((e: { reason: string }) => e.reason), ['invalid_status', 'invalid_status']);
+    const bad = await post(
+      t,
+      [
+        { product_code: 'S2', Status: 'problem' },
+        { product_code: 'S2x', Status: 'gone' },
+      ],
+      'PUT',
+    );
+    assert.deepEqual(
+      json(bad).data.error_info.map((e: { reason: string }) => e.reason),
+      ['invalid_status', 'invalid_status'],
+    );
   });
 
   it('keeps both fields when two updates of one product race', async () => {
     const t = ctx();
     await post(t, [product('R1')]);
-    const updates = Array.from({ length: 10 }, (_, i) => post(t, [{ product_code: 'R1', [`field${i}`]: `v${i}` }], 'PUT'));
+    const updates = Array.from({ length: 10 }, (_, i) =>
+      post(t, [{ product_code: 'R1', [`field${i}`]: `v${i}` }], 'PUT'),
+    );
     await Promise.all(updates);
     const [r1] = await getProducts(t, ['R1']);
     for (let i = 0; i < 10; i++) assert.equal(r1[`field${i}`], `v${i}`);
@@ -204,19 +319,31 @@ describeEachDialect('DELETE /v1/products', (ctx) => {
   it('deletes by comma-separated and repeated sku_codes, reporting unknown codes', async () => {
     const t = ctx();
     await post(t, [product('D1'), product('D2'), product('D3'), product('V1', { parent_code: 'D1' })]);
-    const res = await t.request({ method: 'DELETE', url: `/v1/products?store_uuid=${t.store.store_uuid}&sku_codes=D1,D2&sku_codes=missing` });
+    const res = await t.request({
+      method: 'DELETE',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}&sku_codes=D1,D2&sku_codes=missing`,
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(json(res).status.code, 0);
     assert.deepEqual(json(res).data, { deleted: 2, not_found: ['missing'] });
     const left = await getProducts(t, ['D1', 'D2', 'D3', 'V1']);
-    assert.deepEqual(left.map((p) => p.product_code), ['D3', 'V1']);
+    assert.deepEqual(
+      left.map((p) => p.product_code),
+      ['D3', 'V1'],
+    );
     assert.equal(left[1].parent_code, 'D1', 'variants of a deleted parent are kept');
   });
 
   it('answers 400 without sku_codes and 422 with an empty list', async () => {
     const t = ctx();
-    assert.equal((await t.request({ method: 'DELETE', url: `/v1/products?store_uuid=${t.store.store_uuid}` })).statusCode, 400);
-    const empty = await t.request({ method: 'DELETE', url: `/v1/products?store_uuid=${t.store.store_uuid}&sku_codes=` });
+    assert.equal(
+      (await t.request({ method: 'DELETE', url: `/v1/products?store_uuid=${t.store.store_uuid}` })).statusCode,
+      400,
+    );
+    const empty = await t.request({
+      method: 'DELETE',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}&sku_codes=`,
+    });
     assert.equal(empty.statusCode, 422);
     assert.match(json(empty).detail, /sku_codes/);
   });
@@ -225,9 +352,16 @@ describeEachDialect('DELETE /v1/products', (ctx) => {
 describeEachDialect('GET /v1/products/status and /failures', (ctx) => {
   it('lists by status in product_code order with a total', async () => {
     const t = ctx();
-    await post(t, [product('L3'), product('L1'), product('L2', { 'Selling Price': '' }), product('L4', { Category: '' })]);
+    await post(t, [
+      product('L3'),
+      product('L1'),
+      product('L2', { 'Selling Price': '' }),
+      product('L4', { Category: '' }),
+    ]);
     await post(t, [{ product_code: 'L1', Status: 'active' }], 'PUT');
-    const all = json(await t.request({ method: 'GET', url: `/v1/products/status?store_uuid=${t.store.store_uuid}` })).data;
+    const all = json(
+      await t.request({ method: 'GET', url: `/v1/products/status?store_uuid=${t.store.store_uuid}` }),
+    ).data;
     assert.equal(all.store_uuid, t.store.store_uuid);
     assert.equal(all.total, 4);
     assert.deepEqual(all.data, [
@@ -236,17 +370,39 @@ describeEachDialect('GET /v1/products/status and /failures', (ctx) => {
       { L3: { Category: 'Shirts', product_code: 'L3', status: 'new' } },
       { L4: { Category: '', product_code: 'L4', status: 'problem' } },
     ]);
-    const problems = json(await t.request({ method: 'GET', url: `/v1/products/status?store_uuid=${t.store.store_uuid}&status=problem&offset=1&limit=1` })).data;
+    const problems = json(
+      await t.request({
+        method: 'GET',
+        url: `/v1/products/status?store_uuid=${t.store.store_uuid}&status=problem&offset=1&limit=1`,
+      }),
+    ).data;
     assert.equal(problems.total, 2);
-    assert.deepEqual(problems.data.map((o: object) => Object.keys(o)[0]), ['L4']);
-    const review = json(await t.request({ method: 'GET', url: `/v1/products/status?store_uuid=${t.store.store_uuid}&status=under%20review` })).data;
+    assert.deepEqual(
+      problems.data.map((o: object) => Object.keys(o)[0]),
+      ['L4'],
+    );
+    const review = json(
+      await t.request({
+        method: 'GET',
+        url: `/v1/products/status?store_uuid=${t.store.store_uuid}&status=under%20review`,
+      }),
+    ).data;
     assert.equal(review.total, 0);
   });
 
   it('refuses bad paging and filters with 422 naming the parameter', async () => {
     const t = ctx();
-    for (const [query, field] of [['offset=-1', 'offset'], ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=abc', 'limit'], ['status=archived', 'status']]) {
-      const res = await t.request({ method: 'GET', url: `/v1/products/status?store_uuid=${t.store.store_uuid}&${query}` });
+    for (const [query, field] of [
+      ['offset=-1', 'offset'],
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['limit=abc', 'limit'],
+      ['status=archived', 'status'],
+    ]) {
+      const res = await t.request({
+        method: 'GET',
+        url: `/v1/products/status?store_uuid=${t.store.store_uuid}&${query}`,
+      });
       assert.equal(res.statusCode, 422, query);
       assert.match(json(res).detail, new RegExp(field));
     }
@@ -255,13 +411,47 @@ describeEachDialect('GET /v1/products/status and /failures', (ctx) => {
   it('counts failure reasons of current products and recent Missing SKU rejections', async () => {
     const t = ctx();
     const store = await t.container.stores.createStore({ workspaceName: `fail-${Date.now()}`, name: 'F' });
-    const send = (body: unknown[]) => t.request({ method: 'POST', url: `/v1/products?store_uuid=${store.store_uuid}`, token: store.api_token, payload: body });
-    await send([product('F1', { 'Selling Price': '' }), product('F2', { 'Selling Price': null }), product('F3', { 'Selling Price': 'x', Category: '' }), { 'Product Name': 'nocode' }, { product_code: '' }, { product_code: ' ' }]);
-    const failures = json(await t.request({ method: 'GET', url: `/v1/products/failures?store_uuid=${store.store_uuid}`, token: store.api_token })).data;
-    assert.deepEqual(failures, [{ _id: 'Missing SKU', count: 3 }, { _id: 'Missing price', count: 2 }, { _id: 'Invalid price', count: 1 }, { _id: 'Missing category', count: 1 }]);
+    const send = (body: unknown[]) =>
+      t.request({
+        method: 'POST',
+        url: `/v1/products?store_uuid=${store.store_uuid}`,
+        token: store.api_token,
+        payload: body,
+      });
+    await send([
+      product('F1', { 'Selling Price': '' }),
+      product('F2', { 'Selling Price': null }),
+      product('F3', { 'Selling Price': 'x', Category: '' }),
+      { 'Product Name': 'nocode' },
+      { product_code: '' },
+      { product_code: ' ' },
+    ]);
+    const failures = json(
+      await t.request({
+        method: 'GET',
+        url: `/v1/products/failures?store_uuid=${store.store_uuid}`,
+        token: store.api_token,
+      }),
+    ).data;
+    assert.deepEqual(failures, [
+      { _id: 'Missing SKU', count: 3 },
+      { _id: 'Missing price', count: 2 },
+      { _id: 'Invalid price', count: 1 },
+      { _id: 'Missing category', count: 1 },
+    ]);
     await send([product('F1'), product('F2')]);
-    await t.request({ method: 'DELETE', url: `/v1/products?store_uuid=${store.store_uuid}&sku_codes=F3`, token: store.api_token });
-    const after = json(await t.request({ method: 'GET', url: `/v1/products/failures?store_uuid=${store.store_uuid}`, token: store.api_token })).data;
+    await t.request({
+      method: 'DELETE',
+      url: `/v1/products?store_uuid=${store.store_uuid}&sku_codes=F3`,
+      token: store.api_token,
+    });
+    const after = json(
+      await t.request({
+        method: 'GET',
+        url: `/v1/products/failures?store_uuid=${store.store_uuid}`,
+        token: store.api_token,
+      }),
+    ).data;
     assert.deepEqual(after, [{ _id: 'Missing SKU', count: 3 }]);
   });
 });
@@ -270,27 +460,50 @@ describeEachDialect('product change feed', (ctx) => {
   it('appends every write in order, so a reader can resume from a sequence number', async () => {
     const t = ctx();
     const store = await t.container.stores.createStore({ workspaceName: `feed-${Date.now()}`, name: 'Feed' });
-    const send = (method: 'POST' | 'PUT', body: unknown[]) => t.request({ method, url: `/v1/products?store_uuid=${store.store_uuid}`, token: store.api_token, payload: body });
+    const send = (method: 'POST' | 'PUT', body: unknown[]) =>
+      t.request({ method, url: `/v1/products?store_uuid=${store.store_uuid}`, token: store.api_token, payload: body });
     await send('POST', [product('C1'), product('C2')]);
     await send('PUT', [{ product_code: 'C1', Status: 'active' }, { product_code: 'missing' }]);
     await send('POST', [{ product_code: 'bad', Status: 'problem' }]);
-    await t.request({ method: 'DELETE', url: `/v1/products?store_uuid=${store.store_uuid}&sku_codes=C2`, token: store.api_token });
+    await t.request({
+      method: 'DELETE',
+      url: `/v1/products?store_uuid=${store.store_uuid}&sku_codes=C2`,
+      token: store.api_token,
+    });
     const changes = await t.container.changes.read(store.store_uuid, 0);
-    assert.deepEqual(changes.map((c) => [c.seq, c.key, c.op, c.status]), [
-      [1, 'C1', 'created', 'new'], [2, 'C2', 'created', 'new'], [3, 'C1', 'updated', 'active'], [4, 'C2', 'deleted', null],
-    ]);
-    assert.deepEqual((await t.container.changes.read(store.store_uuid, 2)).map((c) => c.seq), [3, 4]);
+    assert.deepEqual(
+      changes.map((c) => [c.seq, c.key, c.op, c.status]),
+      [
+        [1, 'C1', 'created', 'new'],
+        [2, 'C2', 'created', 'new'],
+        [3, 'C1', 'updated', 'active'],
+        [4, 'C2', 'deleted', null],
+      ],
+    );
+    assert.deepEqual(
+      (await t.container.changes.read(store.store_uuid, 2)).map((c) => c.seq),
+      [3, 4],
+    );
   });
 
   it('hands out gap-free sequence numbers under concurrent writers', async () => {
     const t = ctx();
     const store = await t.container.stores.createStore({ workspaceName: `feed2-${Date.now()}`, name: 'Feed2' });
-    await Promise.all(Array.from({ length: 6 }, (_, i) => t.request({
-      method: 'POST', url: `/v1/products?store_uuid=${store.store_uuid}`, token: store.api_token,
-      payload: Array.from({ length: 10 }, (_, j) => product(`w${i}-${j}`)),
-    })));
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        t.request({
+          method: 'POST',
+          url: `/v1/products?store_uuid=${store.store_uuid}`,
+          token: store.api_token,
+          payload: Array.from({ length: 10 }, (_, j) => product(`w${i}-${j}`)),
+        }),
+      ),
+    );
     const seqs = (await t.container.changes.read(store.store_uuid, 0)).map((c) => c.seq);
-    assert.deepEqual(seqs, Array.from({ length: 60 }, (_, i) => i + 1));
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: 60 }, (_, i) => i + 1),
+    );
   });
 });
 

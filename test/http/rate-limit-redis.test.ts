@@ -29,12 +29,19 @@ describe('rate limiting in Redis', { skip: REDIS_SKIP }, () => {
   });
 
   it('answers 502 when Redis is unreachable', async () => {
-    const config = loadConfig({}, { logLevel: 'silent', databaseUrl: 'sqlite::memory:', redisUrl: 'redis://127.0.0.1:1' });
+    const config = loadConfig(
+      {},
+      { logLevel: 'silent', databaseUrl: 'sqlite::memory:', redisUrl: 'redis://127.0.0.1:1' },
+    );
     const t = await buildTestApp('sqlite');
     const container = createContainer(config, { storage: t.container.storage });
     const app = await buildApp(container, { logger: false });
     try {
-      const res = await app.inject({ method: 'GET', url: `/v1/stores?store_uuid=${t.store.store_uuid}`, headers: { authorization: `Bearer ${t.store.api_token}` } });
+      const res = await app.inject({
+        method: 'GET',
+        url: `/v1/stores?store_uuid=${t.store.store_uuid}`,
+        headers: { authorization: `Bearer ${t.store.api_token}` },
+      });
       assert.equal(res.statusCode, 502);
       assert.equal(json(res).status.code, -1);
     } finally {

@@ -3,28 +3,75 @@ import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
 const CATALOG = [
-  { product_code: 'D1', 'Product Name': 'Femella Women Red Dress', Category: 'Dresses', Department: 'Women', Colour: 'Red', Brand: 'Femella' },
-  { product_code: 'D2', 'Product Name': 'Remanika Women Blue Dress', Category: 'Dresses', Department: 'Women', Colour: 'Blue' },
+  {
+    product_code: 'D1',
+    'Product Name': 'Femella Women Red Dress',
+    Category: 'Dresses',
+    Department: 'Women',
+    Colour: 'Red',
+    Brand: 'Femella',
+  },
+  {
+    product_code: 'D2',
+    'Product Name': 'Remanika Women Blue Dress',
+    Category: 'Dresses',
+    Department: 'Women',
+    Colour: 'Blue',
+  },
   { product_code: 'D3', 'Product Name': 'Women Red Top', Category: 'Tops', Department: 'Women', Colour: 'Red' },
   { product_code: 'J1', 'Product Name': 'Spykar Men Blue Jeans', Category: 'Jeans', Department: 'Men', Colour: 'Blue' },
-  { product_code: 'S1', 'Product Name': 'Nike Men Running Shoes', Category: 'Sports Shoes', Department: 'Men', Colour: 'Black', Brand: 'Nike' },
-  { product_code: 'S2', 'Product Name': 'Puma Men Casual Shoes', Category: 'Casual Shoes', Department: 'Men', Colour: 'White', Brand: 'Puma' },
-  { product_code: 'T1', 'Product Name': 'Roadster Men Navy T-Shirt', Category: 'Tshirts', Department: 'Men', Colour: 'Navy Blue' },
+  {
+    product_code: 'S1',
+    'Product Name': 'Nike Men Running Shoes',
+    Category: 'Sports Shoes',
+    Department: 'Men',
+    Colour: 'Black',
+    Brand: 'Nike',
+  },
+  {
+    product_code: 'S2',
+    'Product Name': 'Puma Men Casual Shoes',
+    Category: 'Casual Shoes',
+    Department: 'Men',
+    Colour: 'White',
+    Brand: 'Puma',
+  },
+  {
+    product_code: 'T1',
+    'Product Name': 'Roadster Men Navy T-Shirt',
+    Category: 'Tshirts',
+    Department: 'Men',
+    Colour: 'Navy Blue',
+  },
   { product_code: 'E1', 'Product Name': 'Écharpe Rosé', Category: 'Scarves', Department: 'Women', Colour: 'Pink' },
-  { product_code: 'V1-S', parent_code: 'V1', 'Product Name': 'Variant Shirt Small', Category: 'Shirts', Department: 'Men' },
+  {
+    product_code: 'V1-S',
+    parent_code: 'V1',
+    'Product Name': 'Variant Shirt Small',
+    Category: 'Shirts',
+    Department: 'Men',
+  },
   { product_code: '15970', 'Product Name': 'Turtle Check Men Navy Blue Shirt', Category: 'Shirts', Department: 'Men' },
 ].map((p) => ({ 'Selling Price': '10', 'Image URL 1': `https://img.example/${p.product_code}.jpg`, ...p }));
 
 async function search(t: TestApp, query: string, extra = '') {
-  const res = await t.request({ method: 'GET', url: `/v1/search?store_uuid=${t.store.store_uuid}&query=${encodeURIComponent(query)}${extra}` });
+  const res = await t.request({
+    method: 'GET',
+    url: `/v1/search?store_uuid=${t.store.store_uuid}&query=${encodeURIComponent(query)}${extra}`,
+  });
   return { status: res.statusCode, body: json(res) };
 }
-const codes = async (t: TestApp, query: string) => (await search(t, query)).body.data.map((r: { product_code: string }) => r.product_code) as string[];
+const codes = async (t: TestApp, query: string) =>
+  (await search(t, query)).body.data.map((r: { product_code: string }) => r.product_code) as string[];
 
 describeEachDialect('GET /v1/search', (ctx) => {
   it('indexes the catalog through the change feed and answers in the envelope', async () => {
     const t = ctx();
-    const res = await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: CATALOG });
+    const res = await t.request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: CATALOG,
+    });
     assert.equal(json(res).data.inserted, CATALOG.length);
     const { status, body } = await search(t, 'red dress');
     assert.equal(status, 200);
@@ -39,7 +86,10 @@ describeEachDialect('GET /v1/search', (ctx) => {
     const t = ctx();
     const results = await codes(t, 'red dress');
     assert.deepEqual(results.slice(0, 1), ['D1']);
-    assert.ok(results.indexOf('D1') < results.indexOf('D3') && results.indexOf('D1') < results.indexOf('D2'), results.join(','));
+    assert.ok(
+      results.indexOf('D1') < results.indexOf('D3') && results.indexOf('D1') < results.indexOf('D2'),
+      results.join(','),
+    );
   });
 
   it('handles plurals, typos, accents, the last word as a prefix, and case', async () => {
@@ -61,18 +111,32 @@ describeEachDialect('GET /v1/search', (ctx) => {
     assert.equal((await search(t, 'V1')).body.data[0].product_code, 'V1-S');
   });
 
-  it('applies the store\'s synonyms at query time', async () => {
+  it("applies the store's synonyms at query time", async () => {
     const t = ctx();
     assert.equal((await codes(t, 'sneakers')).length, 0);
-    await t.container.stores.setSynonyms(t.store.store_uuid, { synonyms: [['sneakers', 'sports shoes'], ['tee', 't-shirt']] });
+    await t.container.stores.setSynonyms(t.store.store_uuid, {
+      synonyms: [
+        ['sneakers', 'sports shoes'],
+        ['tee', 't-shirt'],
+      ],
+    });
     assert.equal((await codes(t, 'sneakers'))[0], 'S1');
     assert.equal((await codes(t, 'navy tee'))[0], 'T1');
   });
 
   it('reflects updates, deactivation and deletion at once', async () => {
     const t = ctx();
-    const send = (method: 'POST' | 'PUT' | 'DELETE', body?: unknown, query = '') => t.request({ method, url: `/v1/products?store_uuid=${t.store.store_uuid}${query}`, payload: body as object });
-    await send('POST', [{ product_code: 'N1', 'Product Name': 'Velvet Blazer', Category: 'Blazers', 'Selling Price': '99', 'Image URL 1': 'https://i/n1.jpg' }]);
+    const send = (method: 'POST' | 'PUT' | 'DELETE', body?: unknown, query = '') =>
+      t.request({ method, url: `/v1/products?store_uuid=${t.store.store_uuid}${query}`, payload: body as object });
+    await send('POST', [
+      {
+        product_code: 'N1',
+        'Product Name': 'Velvet Blazer',
+        Category: 'Blazers',
+        'Selling Price': '99',
+        'Image URL 1': 'https://i/n1.jpg',
+      },
+    ]);
     assert.deepEqual(await codes(t, 'velvet blazer'), ['N1']);
     await send('PUT', [{ product_code: 'N1', Status: 'inactive' }]);
     assert.deepEqual(await codes(t, 'velvet blazer'), []);
@@ -95,14 +159,19 @@ describeEachDialect('GET /v1/search', (ctx) => {
   it('pages with offset and limit, stably', async () => {
     const t = ctx();
     const all = (await search(t, 'men', '&limit=100')).body.data.map((r: { product_code: string }) => r.product_code);
-    const page = (await search(t, 'men', '&offset=1&limit=2')).body.data.map((r: { product_code: string }) => r.product_code);
+    const page = (await search(t, 'men', '&offset=1&limit=2')).body.data.map(
+      (r: { product_code: string }) => r.product_code,
+    );
     assert.deepEqual(page, all.slice(1, 3));
   });
 
   it('refuses empty queries and bad paging, and survives hostile text', async () => {
     const t = ctx();
     for (const query of ['', '   ']) assert.equal((await search(t, query)).status, 422);
-    assert.equal((await t.request({ method: 'GET', url: `/v1/search?store_uuid=${t.store.store_uuid}` })).statusCode, 400);
+    assert.equal(
+      (await t.request({ method: 'GET', url: `/v1/search?store_uuid=${t.store.store_uuid}` })).statusCode,
+      400,
+    );
     assert.equal((await search(t, 'x'.repeat(1001))).status, 422);
     assert.equal((await search(t, 'dress '.repeat(166))).status, 200);
     for (const extra of ['&offset=-1', '&offset=10001', '&offset=abc', '&limit=0', '&limit=101', '&limit=x']) {
@@ -110,7 +179,20 @@ describeEachDialect('GET /v1/search', (ctx) => {
       assert.equal(res.status, 422, extra);
       assert.match(res.body.detail, /offset|limit/);
     }
-    for (const query of ['"', '*', 'NEAR', 'OR', '-', ':', '"dress" OR * NEAR(a b)', '(((', '😀', 'שמלה', 'e\u0301charpe', "'; DROP TABLE products; --"]) {
+    for (const query of [
+      '"',
+      '*',
+      'NEAR',
+      'OR',
+      '-',
+      ':',
+      '"dress" OR * NEAR(a b)',
+      '(((',
+      '😀',
+      'שמלה',
+      'e\u0301charpe',
+      "'; DROP TABLE products; --",
+    ]) {
       const res = await search(t, query);
       assert.equal(res.status, 200, query);
       assert.ok(Array.isArray(res.body.data));
@@ -121,7 +203,7 @@ describeEachDialect('GET /v1/search', (ctx) => {
     assert.equal(json(alias).data[0].product_code, 'J1');
   });
 
-  it('answers another workspace\'s store with 404', async () => {
+  it("answers another workspace's store with 404", async () => {
     const t = ctx();
     const other = await t.container.stores.createStore({ workspaceName: `search-foreign-${Date.now()}`, name: 'F' });
     const res = await t.request({ method: 'GET', url: `/v1/search?store_uuid=${other.store_uuid}&query=dress` });

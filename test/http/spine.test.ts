@@ -12,18 +12,35 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describeEachDialect('GET /v1/stores', (ctx) => {
   it('returns the store details in the envelope with every seed key', async () => {
     const { request, store } = ctx();
-    const res = await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, headers: { 'x-request-id': 'abc-123' } });
+    const res = await request({
+      method: 'GET',
+      url: `/v1/stores?store_uuid=${store.store_uuid}`,
+      headers: { 'x-request-id': 'abc-123' },
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['x-request-id'], 'abc-123');
     assert.deepEqual(json(res), {
       status: { code: 0, message: 'SUCCESS', request_id: 'abc-123' },
-      data: { store_name: 'Test Store', workspace_id: store.workspace_id, linked_store_id: null, store_website: null, country: ['FR'], channels: { web: 0, app: 0 }, store_taxonomy: 'fashion' },
+      data: {
+        store_name: 'Test Store',
+        workspace_id: store.workspace_id,
+        linked_store_id: null,
+        store_website: null,
+        country: ['FR'],
+        channels: { web: 0, app: 0 },
+        store_taxonomy: 'fashion',
+      },
     });
   });
 
   it('accepts the token in an apikey header', async () => {
     const { request, store } = ctx();
-    const res = await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: null, headers: { apikey: store.api_token } });
+    const res = await request({
+      method: 'GET',
+      url: `/v1/stores?store_uuid=${store.store_uuid}`,
+      token: null,
+      headers: { apikey: store.api_token },
+    });
     assert.equal(res.statusCode, 200);
   });
 
@@ -36,10 +53,23 @@ describeEachDialect('GET /v1/stores', (ctx) => {
 
   it('answers 401 without a token, with a malformed header, or with an unknown token', async () => {
     const { request, store } = ctx();
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: `Bearer vt_${'x'.repeat(43)}` }, { apikey: 'nope' }]) {
-      const res = await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: null, headers: { ...headers, 'x-request-id': 'r401' } });
+    for (const headers of [
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+      { authorization: `Bearer vt_${'x'.repeat(43)}` },
+      { apikey: 'nope' },
+    ]) {
+      const res = await request({
+        method: 'GET',
+        url: `/v1/stores?store_uuid=${store.store_uuid}`,
+        token: null,
+        headers: { ...headers, 'x-request-id': 'r401' },
+      });
       assert.equal(res.statusCode, 401, JSON.stringify(headers));
-      assert.deepEqual(json(res), { status: { code: -1, message: 'Invalid or missing bearer token', request_id: 'r401' } });
+      assert.deepEqual(json(res), {
+        status: { code: -1, message: 'Invalid or missing bearer token', request_id: 'r401' },
+      });
       assert.equal(res.headers['x-request-id'], 'r401');
     }
   });
@@ -47,21 +77,41 @@ describeEachDialect('GET /v1/stores', (ctx) => {
   it('answers 401 at once for a revoked token', async () => {
     const { request, container, store } = ctx();
     const extra = await container.stores.createToken(store.workspace_id);
-    assert.equal((await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: extra.api_token })).statusCode, 200);
+    assert.equal(
+      (await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: extra.api_token }))
+        .statusCode,
+      200,
+    );
     await container.stores.revokeToken(extra.token_id);
-    assert.equal((await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: extra.api_token })).statusCode, 401);
+    assert.equal(
+      (await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: extra.api_token }))
+        .statusCode,
+      401,
+    );
   });
 
-  it('answers another workspace\'s store exactly like an unknown store', async () => {
+  it("answers another workspace's store exactly like an unknown store", async () => {
     const { request, container, store } = ctx();
     const other = await container.stores.createStore({ workspaceName: `other-${Date.now()}`, name: 'Other' });
-    const foreign = await request({ method: 'GET', url: `/v1/stores?store_uuid=${other.store_uuid}`, headers: { 'x-request-id': 'same' } });
-    const unknown = await request({ method: 'GET', url: '/v1/stores?store_uuid=00000000-0000-0000-0000-000000000000', headers: { 'x-request-id': 'same' } });
+    const foreign = await request({
+      method: 'GET',
+      url: `/v1/stores?store_uuid=${other.store_uuid}`,
+      headers: { 'x-request-id': 'same' },
+    });
+    const unknown = await request({
+      method: 'GET',
+      url: '/v1/stores?store_uuid=00000000-0000-0000-0000-000000000000',
+      headers: { 'x-request-id': 'same' },
+    });
     assert.equal(foreign.statusCode, 404);
     assert.equal(foreign.body, unknown.body);
     assert.deepEqual(json(foreign), { status: { code: -1, message: 'store not found', request_id: 'same' } });
     // and the other workspace's own token does not open this store either
-    const cross = await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: other.api_token });
+    const cross = await request({
+      method: 'GET',
+      url: `/v1/stores?store_uuid=${store.store_uuid}`,
+      token: other.api_token,
+    });
     assert.equal(cross.statusCode, 404);
   });
 
@@ -69,7 +119,12 @@ describeEachDialect('GET /v1/stores', (ctx) => {
     const { request, container } = ctx();
     const name = `shared-${Date.now()}`;
     const a = await container.stores.createStore({ workspaceName: name, name: 'A' });
-    const b = await container.stores.createStore({ workspaceName: name, name: 'B', website: 'https://b.example', linkedStoreId: a.store_uuid });
+    const b = await container.stores.createStore({
+      workspaceName: name,
+      name: 'B',
+      website: 'https://b.example',
+      linkedStoreId: a.store_uuid,
+    });
     assert.equal(a.workspace_id, b.workspace_id);
     const res = await request({ method: 'GET', url: `/v1/stores?store_uuid=${b.store_uuid}`, token: a.api_token });
     assert.equal(res.statusCode, 200);
@@ -81,7 +136,11 @@ describeEachDialect('GET /v1/stores', (ctx) => {
   it('answers 400 in the detail shape when store_uuid is missing', async () => {
     const res = await ctx().request({ method: 'GET', url: '/v1/stores', headers: { 'x-request-id': 'r400' } });
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(json(res), { detail: "query parameter 'store_uuid' is required", status: 'error', request_id: 'r400' });
+    assert.deepEqual(json(res), {
+      detail: "query parameter 'store_uuid' is required",
+      status: 'error',
+      request_id: 'r400',
+    });
   });
 
   it('answers 404 for an unknown path and 405 with Allow for a wrong method', async () => {
@@ -90,7 +149,11 @@ describeEachDialect('GET /v1/stores', (ctx) => {
     assert.equal(missing.statusCode, 404);
     assert.equal(json(missing).status.code, -1);
     assert.ok(missing.headers['x-request-id']);
-    const wrong = await request({ method: 'PATCH', url: `/v1/stores?store_uuid=${store.store_uuid}`, headers: { 'x-request-id': 'r405' } });
+    const wrong = await request({
+      method: 'PATCH',
+      url: `/v1/stores?store_uuid=${store.store_uuid}`,
+      headers: { 'x-request-id': 'r405' },
+    });
     assert.equal(wrong.statusCode, 405);
     assert.equal(wrong.headers.allow, 'GET, HEAD');
     assert.equal(json(wrong).status.request_id, 'r405');
@@ -100,11 +163,19 @@ describeEachDialect('GET /v1/stores', (ctx) => {
   it('answers 500 without internals when something unexpected breaks', async () => {
     const { request, container, store } = ctx();
     const original = container.stores.describeStore;
-    container.stores.describeStore = async () => { throw new Error('secret internal detail at /src/x.ts:12'); };
+    container.stores.describeStore = async () => {
+      throw new Error('secret internal detail at /src/x.ts:12');
+    };
     try {
-      const res = await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, headers: { 'x-request-id': 'r500' } });
+      const res = await request({
+        method: 'GET',
+        url: `/v1/stores?store_uuid=${store.store_uuid}`,
+        headers: { 'x-request-id': 'r500' },
+      });
       assert.equal(res.statusCode, 500);
-      assert.deepEqual(json(res), { status: { code: -1, message: 'Internal server error, please contact support', request_id: 'r500' } });
+      assert.deepEqual(json(res), {
+        status: { code: -1, message: 'Internal server error, please contact support', request_id: 'r500' },
+      });
       assert.equal(res.headers['x-request-id'], 'r500');
     } finally {
       container.stores.describeStore = original;
@@ -115,7 +186,12 @@ describeEachDialect('GET /v1/stores', (ctx) => {
 describeEachDialect('request bodies', (ctx) => {
   it('answers 400 for a body that is not JSON', async () => {
     const { request, store } = ctx();
-    const res = await request({ method: 'POST', url: `/v1/products?store_uuid=${store.store_uuid}`, headers: { 'content-type': 'application/json' }, payload: '{"not json' });
+    const res = await request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"not json',
+    });
     assert.equal(res.statusCode, 400);
     assert.equal(json(res).status, 'error');
     assert.match(json(res).detail, /JSON/);
@@ -123,7 +199,12 @@ describeEachDialect('request bodies', (ctx) => {
 
   it('answers 400 (not 415) for a wrong content type', async () => {
     const { request, store } = ctx();
-    const res = await request({ method: 'POST', url: `/v1/products?store_uuid=${store.store_uuid}`, headers: { 'content-type': 'text/plain' }, payload: 'hello' });
+    const res = await request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     assert.equal(res.statusCode, 400);
     assert.match(json(res).detail, /Content-Type/);
   });
@@ -131,47 +212,64 @@ describeEachDialect('request bodies', (ctx) => {
   it('answers 413 in the envelope for a body over 10 MB, with nothing written', async () => {
     const { request, store, container } = ctx();
     const huge = JSON.stringify([{ product_code: 'big', 'Product Name': 'x'.repeat(11 * 1024 * 1024) }]);
-    const res = await request({ method: 'POST', url: `/v1/products?store_uuid=${store.store_uuid}`, headers: { 'content-type': 'application/json', 'x-request-id': 'r413' }, payload: huge });
+    const res = await request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      headers: { 'content-type': 'application/json', 'x-request-id': 'r413' },
+      payload: huge,
+    });
     assert.equal(res.statusCode, 413);
     assert.equal(json(res).status.code, -1);
     assert.equal(json(res).status.request_id, 'r413');
-    const listed = await container.productQueries.listProducts(await container.stores.getStore(store.store_uuid), { offset: 0, limit: 10 });
+    const listed = await container.productQueries.listProducts(await container.stores.getStore(store.store_uuid), {
+      offset: 0,
+      limit: 10,
+    });
     assert.equal(listed.total, 0);
   });
 });
 
-describeEachDialect('rate limiting (in memory)', (ctx) => {
-  it('counts per token and answers 429 with Retry-After and RateLimit headers', async () => {
-    const { request, store, container } = ctx();
-    const url = `/v1/stores?store_uuid=${store.store_uuid}`;
-    const first = await request({ method: 'GET', url });
-    assert.equal(first.headers['ratelimit-limit'], '3');
-    assert.equal(first.headers['ratelimit-remaining'], '2');
-    assert.ok(Number(first.headers['ratelimit-reset']) > 0);
-    await request({ method: 'GET', url });
-    await request({ method: 'GET', url });
-    const limited = await request({ method: 'GET', url, headers: { 'x-request-id': 'r429' } });
-    assert.equal(limited.statusCode, 429);
-    assert.ok(Number(limited.headers['retry-after']) > 0);
-    assert.equal(limited.headers['ratelimit-remaining'], '0');
-    assert.equal(json(limited).status.code, -1);
-    assert.equal(json(limited).status.request_id, 'r429');
-    // another token of the same workspace has its own budget
-    const other = await container.stores.createToken(store.workspace_id);
-    assert.equal((await request({ method: 'GET', url, token: other.api_token })).statusCode, 200);
-    // operations endpoints are never limited
-    for (let i = 0; i < 5; i++) assert.equal((await request({ method: 'GET', url: '/healthz', token: null })).statusCode, 200);
-  });
+describeEachDialect(
+  'rate limiting (in memory)',
+  (ctx) => {
+    it('counts per token and answers 429 with Retry-After and RateLimit headers', async () => {
+      const { request, store, container } = ctx();
+      const url = `/v1/stores?store_uuid=${store.store_uuid}`;
+      const first = await request({ method: 'GET', url });
+      assert.equal(first.headers['ratelimit-limit'], '3');
+      assert.equal(first.headers['ratelimit-remaining'], '2');
+      assert.ok(Number(first.headers['ratelimit-reset']) > 0);
+      await request({ method: 'GET', url });
+      await request({ method: 'GET', url });
+      const limited = await request({ method: 'GET', url, headers: { 'x-request-id': 'r429' } });
+      assert.equal(limited.statusCode, 429);
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      assert.equal(limited.headers['ratelimit-remaining'], '0');
+      assert.equal(json(limited).status.code, -1);
+      assert.equal(json(limited).status.request_id, 'r429');
+      // another token of the same workspace has its own budget
+      const other = await container.stores.createToken(store.workspace_id);
+      assert.equal((await request({ method: 'GET', url, token: other.api_token })).statusCode, 200);
+      // operations endpoints are never limited
+      for (let i = 0; i < 5; i++)
+        assert.equal((await request({ method: 'GET', url: '/healthz', token: null })).statusCode, 200);
+    });
 
-  it('throttles requests without a valid token per client IP', async () => {
-    const { request, store } = ctx();
-    const url = `/v1/stores?store_uuid=${store.store_uuid}`;
-    const codes = [];
-    for (let i = 0; i < 5; i++) codes.push((await request({ method: 'GET', url, token: 'vt_guess', headers: { 'x-forwarded-for': '1.2.3.4' } })).statusCode);
-    assert.deepEqual(codes.slice(0, 3), [401, 401, 401]);
-    assert.equal(codes[4], 429);
-  });
-}, { rateLimitPerMinute: 3 });
+    it('throttles requests without a valid token per client IP', async () => {
+      const { request, store } = ctx();
+      const url = `/v1/stores?store_uuid=${store.store_uuid}`;
+      const codes = [];
+      for (let i = 0; i < 5; i++)
+        codes.push(
+          (await request({ method: 'GET', url, token: 'vt_guess', headers: { 'x-forwarded-for': '1.2.3.4' } }))
+            .statusCode,
+        );
+      assert.deepEqual(codes.slice(0, 3), [401, 401, 401]);
+      assert.equal(codes[4], 429);
+    });
+  },
+  { rateLimitPerMinute: 3 },
+);
 
 describeEachDialect('operations endpoints', (ctx) => {
   it('serves /healthz, /readyz, /openapi.json and /docs without a token', async () => {
@@ -183,7 +281,8 @@ describeEachDialect('operations endpoints', (ctx) => {
     assert.equal(spec.statusCode, 200);
     const doc = json(spec);
     assert.equal(doc.openapi, '3.0.3');
-    for (const path of ['/v1/stores', '/v1/products', '/v1/products/status', '/v1/products/failures']) assert.ok(doc.paths[path], `${path} documented`);
+    for (const path of ['/v1/stores', '/v1/products', '/v1/products/status', '/v1/products/failures'])
+      assert.ok(doc.paths[path], `${path} documented`);
     assert.ok(doc.paths['/v1/products'].post.responses['413']);
     const docs = await request({ method: 'GET', url: '/docs/', token: null });
     assert.equal(docs.statusCode, 200);
@@ -197,7 +296,11 @@ describe('an unreachable database', { skip: POSTGRES_SKIP }, () => {
     const container = createContainer(config, { storage: openDatabase('postgres://postgres@127.0.0.1:1/test') });
     const app = await buildApp(container, { logger: false });
     try {
-      const res = await app.inject({ method: 'GET', url: '/v1/stores?store_uuid=x', headers: { authorization: `Bearer vt_${'a'.repeat(43)}`, 'x-request-id': 'r502' } });
+      const res = await app.inject({
+        method: 'GET',
+        url: '/v1/stores?store_uuid=x',
+        headers: { authorization: `Bearer vt_${'a'.repeat(43)}`, 'x-request-id': 'r502' },
+      });
       assert.equal(res.statusCode, 502);
       assert.equal(json(res).status.code, -1);
       assert.equal(json(res).status.request_id, 'r502');

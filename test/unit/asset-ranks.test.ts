@@ -13,26 +13,45 @@ describe('asset ranks', () => {
   });
 
   it('puts numbered names first by number, then the others in the given order, compacting past the end', () => {
-    const { links, outcomes } = placeLinks([], [
-      { name: { label: 'swatch' }, assetId: 's', url: 'u' },
-      { name: { label: 'Image URL', number: 7 }, assetId: 'b', url: 'u' },
-      { name: { label: 'Image URL', number: 1 }, assetId: 'a', url: 'u' },
-      { name: { label: 'back' }, assetId: 'k', url: 'u' },
-    ]);
+    const { links, outcomes } = placeLinks(
+      [],
+      [
+        { name: { label: 'swatch' }, assetId: 's', url: 'u' },
+        { name: { label: 'Image URL', number: 7 }, assetId: 'b', url: 'u' },
+        { name: { label: 'Image URL', number: 1 }, assetId: 'a', url: 'u' },
+        { name: { label: 'back' }, assetId: 'k', url: 'u' },
+      ],
+    );
     assert.deepEqual(names(links), ['Image URL 1=a', 'Image URL 2=b', 'swatch=s', 'back=k']);
     assert.deepEqual(outcomes, ['created', 'created', 'created', 'created']);
   });
 
   it('addresses an existing rank by its number and an unnumbered link by its name', () => {
-    const current: GroupLink[] = [{ assetId: 'a', url: 'u', label: 'Image URL', numbered: true }, { assetId: 'b', url: 'u', label: 'Image URL', numbered: true }, { assetId: 'f', url: 'u', label: 'front', numbered: false }];
-    const { links, outcomes } = placeLinks(current, [{ name: { label: 'Image URL', number: 2 }, assetId: 'c', url: 'u' }, { name: { label: 'front' }, assetId: 'g', url: 'u' }]);
+    const current: GroupLink[] = [
+      { assetId: 'a', url: 'u', label: 'Image URL', numbered: true },
+      { assetId: 'b', url: 'u', label: 'Image URL', numbered: true },
+      { assetId: 'f', url: 'u', label: 'front', numbered: false },
+    ];
+    const { links, outcomes } = placeLinks(current, [
+      { name: { label: 'Image URL', number: 2 }, assetId: 'c', url: 'u' },
+      { name: { label: 'front' }, assetId: 'g', url: 'u' },
+    ]);
     assert.deepEqual(names(links), ['Image URL 1=a', 'Image URL 2=c', 'front=g']);
     assert.deepEqual(outcomes, ['updated', 'updated']);
   });
 
   it('keeps one link per asset when an asset is named at another rank', () => {
-    const current: GroupLink[] = [{ assetId: 'a', url: 'u', label: 'Image URL', numbered: true }, { assetId: 'b', url: 'u', label: 'Image URL', numbered: true }];
-    assert.deepEqual(names(placeLinks(current, [{ name: { label: 'Image URL', number: 1 }, assetId: 'b', url: 'u' }]).links), ['Image URL 1=b']);
-    assert.deepEqual(names(placeLinks(current, [{ name: { label: 'Image URL', number: 9 }, assetId: 'a', url: 'u' }]).links), ['Image URL 1=b', 'Image URL 2=a']);
+    const current: GroupLink[] = [
+      { assetId: 'a', url: 'u', label: 'Image URL', numbered: true },
+      { assetId: 'b', url: 'u', label: 'Image URL', numbered: true },
+    ];
+    assert.deepEqual(
+      names(placeLinks(current, [{ name: { label: 'Image URL', number: 1 }, assetId: 'b', url: 'u' }]).links),
+      ['Image URL 1=b'],
+    );
+    assert.deepEqual(
+      names(placeLinks(current, [{ name: { label: 'Image URL', number: 9 }, assetId: 'a', url: 'u' }]).links),
+      ['Image URL 1=b', 'Image URL 2=a'],
+    );
   });
 });

@@ -1,12 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileFilters, compileSort, matches, sortKey, RuleError } from '../../src/modules/collections/collection-rules.js';
+import {
+  compileFilters,
+  compileSort,
+  matches,
+  sortKey,
+  RuleError,
+} from '../../src/modules/collections/collection-rules.js';
 
 describe('collection rules', () => {
-  const dress = { Category: 'Dresses', Department: 'Women', 'Selling Price': '39.90', Colour: 'Red', tags: ['summer', 'party'] };
+  const dress = {
+    Category: 'Dresses',
+    Department: 'Women',
+    'Selling Price': '39.90',
+    Colour: 'Red',
+    tags: ['summer', 'party'],
+  };
   it('matches values, lists and price ranges', () => {
     assert.ok(matches(compileFilters({ Category: 'dresses ' }), dress));
-    assert.ok(matches(compileFilters({ Department: ['Women', 'Girls'], 'Selling Price': { gte: 10, lte: 50 } }), dress));
+    assert.ok(
+      matches(compileFilters({ Department: ['Women', 'Girls'], 'Selling Price': { gte: 10, lte: 50 } }), dress),
+    );
     assert.ok(!matches(compileFilters({ 'Selling Price': { gt: 39.9 } }), dress));
     assert.ok(matches(compileFilters({ tags: 'party' }), dress));
     assert.ok(!matches(compileFilters({ Brand: 'Acme' }), dress));
@@ -18,7 +32,12 @@ describe('collection rules', () => {
     }
   });
   it('encodes sort keys in the requested order, missing values last', () => {
-    const sort = compileSort({ dynamic: [{ field: 'Selling Price', order: 'desc' }, { field: 'Product Name', order: 'asc' }] });
+    const sort = compileSort({
+      dynamic: [
+        { field: 'Selling Price', order: 'desc' },
+        { field: 'Product Name', order: 'asc' },
+      ],
+    });
     const rows = [
       { code: 'a', 'Selling Price': '10', 'Product Name': 'B' },
       { code: 'b', 'Selling Price': '99.5', 'Product Name': 'A' },

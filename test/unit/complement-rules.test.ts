@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { colourScore, complementScore, departmentsFit, parseTaxonomy, priceScore, traitsOf, usageClashes } from '../../src/modules/recommendations/complement-rules.js';
+import {
+  colourScore,
+  complementScore,
+  departmentsFit,
+  parseTaxonomy,
+  priceScore,
+  traitsOf,
+  usageClashes,
+} from '../../src/modules/recommendations/complement-rules.js';
 
 describe('complement rules', () => {
   it('never crosses departments except through Unisex', () => {
@@ -29,7 +37,11 @@ describe('complement rules', () => {
     assert.ok(score > 0 && score <= 1);
   });
   it('ships a default taxonomy that is valid and places every category once', () => {
-    const taxonomy = parseTaxonomy(JSON.parse(fs.readFileSync(new URL('../../../src/modules/recommendations/fashion-taxonomy.json', import.meta.url), 'utf8')));
+    const taxonomy = parseTaxonomy(
+      JSON.parse(
+        fs.readFileSync(new URL('../../../src/modules/recommendations/fashion-taxonomy.json', import.meta.url), 'utf8'),
+      ),
+    );
     const all = Object.values(taxonomy.groups).flat();
     assert.equal(all.length, new Set(all).size);
     assert.equal(all.length, 143);

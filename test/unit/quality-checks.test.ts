@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isValidPrice, qualityProblems, resolveStatus } from '../../src/modules/products/quality-checks.js';
+import { qualityProblems, resolveStatus } from '../../src/modules/products/quality-checks.js';
+import { isValidPrice } from '../../src/catalog/price.js';
 import { normaliseItem, mergeFields } from '../../src/modules/products/product-input.js';
-import { applyMapping, defaultMappingProfile, parseMappingProfile } from '../../src/modules/products/mapping-profile.js';
+import {
+  applyMapping,
+  defaultMappingProfile,
+  parseMappingProfile,
+} from '../../src/modules/products/mapping-profile.js';
 
 describe('quality checks', () => {
   it('accepts non-negative decimals with "." and at most 4 decimals', () => {
@@ -16,7 +21,11 @@ describe('quality checks', () => {
     assert.deepEqual(qualityProblems({ ...base, 'Product Name': 't' }), ['Missing images']);
     assert.deepEqual(qualityProblems({ ...base, 'Image URL 4': 'u' }), ['Missing title']);
     assert.deepEqual(qualityProblems({ ...base, 'Product Name': 't', 'Image URL 6': 'u' }), []);
-    assert.deepEqual(qualityProblems({ 'Product Name': ' ', 'Image URL 1': 'u' }), ['Missing price', 'Missing title', 'Missing category']);
+    assert.deepEqual(qualityProblems({ 'Product Name': ' ', 'Image URL 1': 'u' }), [
+      'Missing price',
+      'Missing title',
+      'Missing category',
+    ]);
   });
 
   it('resolves statuses as CONTRACT §6 says', () => {
@@ -25,8 +34,12 @@ describe('quality checks', () => {
     assert.deepEqual(resolveStatus({ existing: 'active', problems: ['Missing price'] }), { status: 'problem' });
     assert.deepEqual(resolveStatus({ existing: 'problem', problems: [] }), { status: 'new' });
     assert.deepEqual(resolveStatus({ existing: 'draft', problems: ['Missing price'] }), { status: 'draft' });
-    assert.deepEqual(resolveStatus({ existing: 'new', requested: 'active', problems: ['Missing price'] }), { failure: 'quality_check_failed' });
-    assert.deepEqual(resolveStatus({ existing: 'problem', requested: 'under review', problems: ['x'] }), { status: 'under review' });
+    assert.deepEqual(resolveStatus({ existing: 'new', requested: 'active', problems: ['Missing price'] }), {
+      failure: 'quality_check_failed',
+    });
+    assert.deepEqual(resolveStatus({ existing: 'problem', requested: 'under review', problems: ['x'] }), {
+      status: 'under review',
+    });
     assert.deepEqual(resolveStatus({ existing: 'inactive', requested: 'new', problems: ['x'] }), { status: 'problem' });
   });
 });

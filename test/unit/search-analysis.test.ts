@@ -10,7 +10,16 @@ import { shapeScore } from '../../src/modules/search/search.service.js';
 describe('search analysis', () => {
   it('folds case and accents and stems plurals alike on both sides', () => {
     assert.equal(foldText('Écharpe ROSÉ'), 'echarpe rose');
-    assert.deepEqual(['dresses', 'shoes', 'watches', 'accessories', 'jeans', 'dress', 'glass', 'status'].map(stem), ['dress', 'shoe', 'watch', 'accessory', 'jean', 'dress', 'glass', 'status']);
+    assert.deepEqual(['dresses', 'shoes', 'watches', 'accessories', 'jeans', 'dress', 'glass', 'status'].map(stem), [
+      'dress',
+      'shoe',
+      'watch',
+      'accessory',
+      'jean',
+      'dress',
+      'glass',
+      'status',
+    ]);
     assert.deepEqual(analyze('T-Shirts, Red!'), ['t', 'shirt', 'red']);
     assert.deepEqual(analyze('😀 ✨'), []);
     assert.deepEqual(analyze('שמלה אדומה'), ['שמלה', 'אדומה']);
@@ -38,12 +47,24 @@ describe('search analysis', () => {
   it('plans synonyms, typos and a prefix for the last word', () => {
     const vocab = new TypoIndex();
     for (const term of ['red', 'dress', 'sport', 'shoe', 'jean']) vocab.add(term, 10);
-    const synonyms = analyzeSynonyms([['sneakers', 'sports shoes'], ['tee', 't-shirt']]);
+    const synonyms = analyzeSynonyms([
+      ['sneakers', 'sports shoes'],
+      ['tee', 't-shirt'],
+    ]);
     const plan = planQuery('red sneakers', vocab, synonyms);
-    assert.deepEqual(plan.clauses[1], [{ kind: 'phrase', tokens: ['sneaker'] }, { kind: 'phrase', tokens: ['sport', 'shoe'] }]);
+    assert.deepEqual(plan.clauses[1], [
+      { kind: 'phrase', tokens: ['sneaker'] },
+      { kind: 'phrase', tokens: ['sport', 'shoe'] },
+    ]);
     const typed = planQuery('jeens sh', vocab, []);
-    assert.deepEqual(typed.clauses[0], [{ kind: 'phrase', tokens: ['jeen'] }, { kind: 'phrase', tokens: ['jean'] }]);
-    assert.deepEqual(typed.clauses[1], [{ kind: 'phrase', tokens: ['sh'] }, { kind: 'prefix', token: 'sh' }]);
+    assert.deepEqual(typed.clauses[0], [
+      { kind: 'phrase', tokens: ['jeen'] },
+      { kind: 'phrase', tokens: ['jean'] },
+    ]);
+    assert.deepEqual(typed.clauses[1], [
+      { kind: 'phrase', tokens: ['sh'] },
+      { kind: 'prefix', token: 'sh' },
+    ]);
     assert.equal(planQuery('red ', vocab, [], { lastWordIsPrefix: false }).clauses[0].length, 1);
     assert.ok(containsPhrase(['women', 'red', 'dress'], ['red', 'dress']));
     assert.ok(!containsPhrase(['red', 'women', 'dress'], ['red', 'dress']));

@@ -3,8 +3,15 @@ import { ok } from '../../http/envelope.js';
 import { assetErrors, Envelope } from '../../http/schemas.js';
 import type { AssetsService } from './assets.service.js';
 import {
-  AssetGroupsResponse, CreateAssetsBody, CreateAssetsQuery, CreateAssetsResponse, DeleteAssetsBody, DeleteAssetsResponse, ListAssetsQuery,
-  UnlinkAssetsBody, UnlinkAssetsResponse,
+  AssetGroupsResponse,
+  CreateAssetsBody,
+  CreateAssetsQuery,
+  CreateAssetsResponse,
+  DeleteAssetsBody,
+  DeleteAssetsResponse,
+  ListAssetsQuery,
+  UnlinkAssetsBody,
+  UnlinkAssetsResponse,
 } from './assets.schemas.js';
 
 const tags = ['assets'];
@@ -12,23 +19,66 @@ const tags = ['assets'];
 const config = { errorShape: 'asset' } as const;
 
 export const assetsRoutes: FastifyPluginAsyncTypebox<{ assets: AssetsService }> = async (app, { assets }) => {
-  app.post('/assets', {
-    config: { ...config, storeScoped: true },
-    schema: { tags, summary: 'Create or update asset links with rank assignment', querystring: CreateAssetsQuery, body: CreateAssetsBody, response: { 200: Envelope(CreateAssetsResponse), ...assetErrors() } },
-  }, async (request) => ok(request, await assets.createLinks(request.store, request.query.channel, request.body as Array<Record<string, unknown>>)));
+  app.post(
+    '/assets',
+    {
+      config: { ...config, storeScoped: true },
+      schema: {
+        tags,
+        summary: 'Create or update asset links with rank assignment',
+        querystring: CreateAssetsQuery,
+        body: CreateAssetsBody,
+        response: { 200: Envelope(CreateAssetsResponse), ...assetErrors() },
+      },
+    },
+    async (request) =>
+      ok(
+        request,
+        await assets.createLinks(request.store, request.query.channel, request.body as Array<Record<string, unknown>>),
+      ),
+  );
 
-  app.get('/assets', {
-    config: { ...config, storeScoped: true },
-    schema: { tags, summary: 'List asset links grouped by parent_code (one channel and asset format)', querystring: ListAssetsQuery, response: { 200: Envelope(AssetGroupsResponse), ...assetErrors() } },
-  }, async (request) => ok(request, await assets.listLinks(request.store, request.query)));
+  app.get(
+    '/assets',
+    {
+      config: { ...config, storeScoped: true },
+      schema: {
+        tags,
+        summary: 'List asset links grouped by parent_code (one channel and asset format)',
+        querystring: ListAssetsQuery,
+        response: { 200: Envelope(AssetGroupsResponse), ...assetErrors() },
+      },
+    },
+    async (request) => ok(request, await assets.listLinks(request.store, request.query)),
+  );
 
-  app.post('/assets/unlink', {
-    config,
-    schema: { tags, summary: 'Unlink assets from a parent_code and channel (the assets stay)', body: UnlinkAssetsBody, response: { 200: Envelope(UnlinkAssetsResponse), ...assetErrors() } },
-  }, async (request) => ok(request, await assets.unlink(request.auth!.workspaceId, request.body as Array<Record<string, unknown>>)));
+  app.post(
+    '/assets/unlink',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Unlink assets from a parent_code and channel (the assets stay)',
+        body: UnlinkAssetsBody,
+        response: { 200: Envelope(UnlinkAssetsResponse), ...assetErrors() },
+      },
+    },
+    async (request) =>
+      ok(request, await assets.unlink(request.auth!.workspaceId, request.body as Array<Record<string, unknown>>)),
+  );
 
-  app.delete('/assets', {
-    config,
-    schema: { tags, summary: 'Delete assets (and all their links)', body: DeleteAssetsBody, response: { 200: Envelope(DeleteAssetsResponse), ...assetErrors() } },
-  }, async (request) => ok(request, await assets.delete(request.auth!.workspaceId, request.body as Array<Record<string, unknown>>)));
+  app.delete(
+    '/assets',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Delete assets (and all their links)',
+        body: DeleteAssetsBody,
+        response: { 200: Envelope(DeleteAssetsResponse), ...assetErrors() },
+      },
+    },
+    async (request) =>
+      ok(request, await assets.delete(request.auth!.workspaceId, request.body as Array<Record<string, unknown>>)),
+  );
 };

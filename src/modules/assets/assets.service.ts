@@ -1,18 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import type { StorageHandle } from '../../storage/database.js';
+import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
-import type { ChangeFeed } from '../../changes/change-feed.js';
-import type { SeqCache } from '../../changes/seq-cache.js';
+import { chunked } from '../../storage/chunks.js';
+import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { SeqCache } from '../../storage/seq-cache.js';
+import { MAX_PRODUCT_CODE_LENGTH as MAX_CODE_LENGTH, MAX_URL_LENGTH } from '../../catalog/limits.js';
+import type { ProductsReadPort } from '../products/products.read-port.js';
 import { InvalidRequestError, NotFoundError } from '../../errors.js';
 import type { Store } from '../stores/store.js';
 import type { StoresService } from '../stores/stores.service.js';
 import { listedName, parseAssetName, placeLinks, type Placement } from './asset-ranks.js';
 import * as repo from './assets.repository.js';
 
-export const MAX_URL_LENGTH = 2048;
-const MAX_CODE_LENGTH = 128;
-
-export interface AssetFailure { index: number; parent_code: string; reason: string; details: string; name?: string; asset_id?: string }
+export interface AssetFailure {
+  index: number;
+  parent_code: string;
+  reason: string;
+  details: string;
+  name?: string;
+  asset_id?: string;
+}
 
 function newAssetId(): string {
   return `as_${randomBytes(12).toString('base64url')}`;
@@ -46,13 +53,16 @@ export class AssetsService {
     private readonly changes: ChangeFeed,
     private readonly counts: SeqCache,
     private readonly stores: StoresService,
+    private readonly products: ProductsReadPort,
     formats: readonly string[],
   ) {
     // Accepted case-insensitively, reported in the configured spelling ("3d" -> "3D").
     this.#formats = new Map(formats.map((f) => [f.toLowerCase(), f]));
   }
 
-  get formats(): string[] { return [...this.#formats.values()]; }
+  get formats(): string[] {
+    return [...this.#formats.values()];
+  }
 
   normaliseFormat(value: unknown): string | undefined {
     return typeof value === 'string' ? this.#formats.get(value.trim().toLowerCase()) : undefined;
@@ -66,30 +76,66 @@ export class AssetsService {
   async createLinks(store: Store, queryChannel: string | undefined, items: Array<Record<string, unknown>>) {
     const failures: AssetFailure[] = [];
     let failed = 0;
-    interface Planned { index: number; key: repo.GroupKey; links: Array<{ name: string; url: string }> }
+    interface Planned {
+      index: number;
+      key: repo.GroupKey;
+      links: Array<{ name: string; url: string }>;
+    }
     const planned: Planned[] = [];
 
     items.forEach((item, index) => {
       const parentCode = codeOf(item.parent_code);
-      const names = item.assets && typeof item.assets === 'object' && !Array.isArray(item.assets) ? Object.keys(item.assets) : [];
+      const names =
+        item.assets && typeof item.assets === 'object' && !Array.isArray(item.assets) ? Object.keys(item.assets) : [];
       const failItem = (reason: string, details: string) => {
-        failures.push({ index, parent_code: parentCode ?? (typeof item.parent_code === 'string' ? item.parent_code : ''), reason, details });
+        failures.push({
+          index,
+          parent_code: parentCode ?? (typeof item.parent_code === 'string' ? item.parent_code : ''),
+          reason,
+          details,
+        });
         failed += Math.max(1, names.length);
       };
-      if (parentCode === undefined) return failItem('invalid_parent_code', `parent_code must be a non-empty string of at most ${MAX_CODE_LENGTH} characters, got ${describe(item.parent_code)}`);
+      if (parentCode === undefined)
+        return failItem(
+          'invalid_parent_code',
+          `parent_code must be a non-empty string of at most ${MAX_CODE_LENGTH} characters, got ${describe(item.parent_code)}`,
+        );
       const channel = this.#channel(store, item.channel ?? queryChannel);
-      if (channel === undefined) return failItem('unknown_channel', `channel ${describe(item.channel ?? queryChannel)} is not one of the store's channels (${store.channels.join(', ')})`);
-      const assetType = item.asset_type === undefined || item.asset_type === null ? 'image' : this.normaliseFormat(item.asset_type);
-      if (assetType === undefined) return failItem('invalid_asset_type', `asset_type must be one of ${this.formats.join(', ')}, got ${describe(item.asset_type)}`);
-      if (names.length === 0) return failItem('invalid_assets', 'assets must be a non-empty object of attribute name -> URL');
+      if (channel === undefined)
+        return failItem(
+          'unknown_channel',
+          `channel ${describe(item.channel ?? queryChannel)} is not one of the store's channels (${store.channels.join(', ')})`,
+        );
+      const assetType =
+        item.asset_type === undefined || item.asset_type === null ? 'image' : this.normaliseFormat(item.asset_type);
+      if (assetType === undefined)
+        return failItem(
+          'invalid_asset_type',
+          `asset_type must be one of ${this.formats.join(', ')}, got ${describe(item.asset_type)}`,
+        );
+      if (names.length === 0)
+        return failItem('invalid_assets', 'assets must be a non-empty object of attribute name -> URL');
       const links: Planned['links'] = [];
       for (const name of names) {
         const url = (item.assets as Record<string, unknown>)[name];
         if (name.trim() === '' || name.length > 128) {
-          failures.push({ index, parent_code: parentCode, name, reason: 'invalid_name', details: 'asset names must be 1-128 characters' });
+          failures.push({
+            index,
+            parent_code: parentCode,
+            name,
+            reason: 'invalid_name',
+            details: 'asset names must be 1-128 characters',
+          });
           failed++;
         } else if (!isHttpUrl(url)) {
-          failures.push({ index, parent_code: parentCode, name, reason: 'invalid_url', details: `${name} must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters` });
+          failures.push({
+            index,
+            parent_code: parentCode,
+            name,
+            reason: 'invalid_url',
+            details: `${name} must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`,
+          });
           failed++;
         } else {
           links.push({ name, url });
@@ -102,24 +148,51 @@ export class AssetsService {
       let created = 0;
       let updated = 0;
       const now = new Date().toISOString();
-      const known = await repo.knownParentCodes(trx, store.id, [...new Set(planned.map((p) => p.key.parentCode))]);
+      const known = await this.products.knownParentCodes(
+        store.id,
+        [...new Set(planned.map((p) => p.key.parentCode))],
+        trx,
+      );
       const valid = planned.filter((p) => {
         if (known.has(p.key.parentCode)) return true;
-        failures.push({ index: p.index, parent_code: p.key.parentCode, reason: 'unknown_parent_code', details: `no product has product_code or parent_code ${p.key.parentCode}` });
+        failures.push({
+          index: p.index,
+          parent_code: p.key.parentCode,
+          reason: 'unknown_parent_code',
+          details: `no product has product_code or parent_code ${p.key.parentCode}`,
+        });
         failed += p.links.length;
         return false;
       });
       if (valid.length === 0) return { created, updated };
       // The change-log append bumps the store row first: it serialises asset writers of this store.
-      await this.changes.append(trx, store.id, [...new Set(valid.map((p) => p.key.parentCode))].map((key) => ({ entity: 'asset', key, op: 'updated', status: null })));
+      await this.changes.append(
+        trx,
+        store.id,
+        [...new Set(valid.map((p) => p.key.parentCode))].map((key) => ({
+          entity: 'asset',
+          key,
+          op: 'updated',
+          status: null,
+        })),
+      );
 
       const urls = [...new Set(valid.flatMap((p) => p.links.map((l) => l.url)))];
       const idByUrl = new Map<string, string>();
-      for (let i = 0; i < urls.length; i += 500) {
-        const chunk = urls.slice(i, i + 500);
+      for (const chunk of chunked(trx, urls, { maxItems: 500 })) {
         for (const row of await repo.findAssetsByUrl(trx, store.id, chunk)) idByUrl.set(row.url, row.asset_id);
-        await repo.insertAssets(trx, chunk.filter((url) => !idByUrl.has(url)).map((url) => ({ store_id: store.id, asset_id: newAssetId(), url, created_at: now })));
-        for (const row of await repo.findAssetsByUrl(trx, store.id, chunk.filter((url) => !idByUrl.has(url)))) idByUrl.set(row.url, row.asset_id);
+        await repo.insertAssets(
+          trx,
+          chunk
+            .filter((url) => !idByUrl.has(url))
+            .map((url) => ({ store_id: store.id, asset_id: newAssetId(), url, created_at: now })),
+        );
+        for (const row of await repo.findAssetsByUrl(
+          trx,
+          store.id,
+          chunk.filter((url) => !idByUrl.has(url)),
+        ))
+          idByUrl.set(row.url, row.asset_id);
       }
 
       // Items naming the same group are applied one after the other, in body order.
@@ -132,34 +205,77 @@ export class AssetsService {
         const key = group[0].key;
         let links = await repo.groupLinks(trx, key);
         for (const p of group) {
-          const placements: Placement[] = p.links.map((l) => ({ name: parseAssetName(l.name), assetId: idByUrl.get(l.url)!, url: l.url }));
+          const placements: Placement[] = p.links.map((l) => ({
+            name: parseAssetName(l.name),
+            assetId: idByUrl.get(l.url)!,
+            url: l.url,
+          }));
           const placed = placeLinks(links, placements);
           links = placed.links;
-          for (const outcome of placed.outcomes) if (outcome === 'created') created++; else updated++;
+          for (const outcome of placed.outcomes)
+            if (outcome === 'created') created++;
+            else updated++;
         }
         await repo.writeGroup(trx, key, links, now);
       }
       return { created, updated };
     });
-    return { created: counts.created, updated: counts.updated, failed, error_info: failures.sort((a, b) => a.index - b.index) };
+    return {
+      created: counts.created,
+      updated: counts.updated,
+      failed,
+      error_info: failures.sort((a, b) => a.index - b.index),
+    };
   }
 
-  async listLinks(store: Store, query: { channel?: string; asset_format?: string; parent_code?: string; offset: number; limit: number }) {
+  /** Image links of the given parent codes in every channel, in the caller's transaction (search by photo indexes them). */
+  async imageLinksOf(db: Db, storeId: string, parentCodes: string[]) {
+    const links = [];
+    for (const chunk of chunked(db, parentCodes, { maxItems: 500 }))
+      links.push(...(await repo.imageLinksOf(db, storeId, chunk)));
+    return links;
+  }
+
+  async listLinks(
+    store: Store,
+    query: { channel?: string; asset_format?: string; parent_code?: string; offset: number; limit: number },
+  ) {
     const channel = this.#channel(store, query.channel);
-    if (channel === undefined) throw new InvalidRequestError(`query parameter 'channel' must be one of the store's channels (${store.channels.join(', ')})`, 'channel');
+    if (channel === undefined)
+      throw new InvalidRequestError(
+        `query parameter 'channel' must be one of the store's channels (${store.channels.join(', ')})`,
+        'channel',
+      );
     const assetType = query.asset_format === undefined ? 'image' : this.normaliseFormat(query.asset_format);
-    if (assetType === undefined) throw new InvalidRequestError(`query parameter 'asset_format' must be one of ${this.formats.join(', ')}`, 'asset_format');
+    if (assetType === undefined)
+      throw new InvalidRequestError(
+        `query parameter 'asset_format' must be one of ${this.formats.join(', ')}`,
+        'asset_format',
+      );
     const [total, rows] = await Promise.all([
       query.parent_code !== undefined
         ? repo.countGroups(this.storage.db, store.id, channel, assetType, query.parent_code)
-        : this.counts.get(store.id, `asset-groups:${channel}:${assetType}`, () => repo.countGroups(this.storage.db, store.id, channel, assetType)),
-      repo.pageOfGroups(this.storage.db, store.id, channel, assetType, { parentCode: query.parent_code, offset: query.offset, limit: query.limit }),
+        : this.counts.get(store.id, `asset-groups:${channel}:${assetType}`, () =>
+            repo.countGroups(this.storage.db, store.id, channel, assetType),
+          ),
+      repo.pageOfGroups(this.storage.db, store.id, channel, assetType, {
+        parentCode: query.parent_code,
+        offset: query.offset,
+        limit: query.limit,
+      }),
     ]);
-    const assets: Record<string, { channel: string; asset_type: string; store_uuid: string; assets: Array<Record<string, string | number>> }> = {};
+    const assets: Record<
+      string,
+      { channel: string; asset_type: string; store_uuid: string; assets: Array<Record<string, string | number>> }
+    > = {};
     for (const row of rows) {
-      const group = assets[row.parent_code] ??= { channel, asset_type: assetType, store_uuid: store.id, assets: [] };
+      const group = (assets[row.parent_code] ??= { channel, asset_type: assetType, store_uuid: store.id, assets: [] });
       const rank = Number(row.rank);
-      group.assets.push({ [listedName({ label: row.label, numbered: Boolean(row.numbered) }, rank)]: row.url, asset_id: row.asset_id, rank });
+      group.assets.push({
+        [listedName({ label: row.label, numbered: Boolean(row.numbered) }, rank)]: row.url,
+        asset_id: row.asset_id,
+        rank,
+      });
     }
     return { total_groups: total, returned_groups: Object.keys(assets).length, assets };
   }
@@ -169,10 +285,14 @@ export class AssetsService {
     const cache = new Map<string, Promise<Store | undefined>>();
     return (value: unknown) => {
       if (typeof value !== 'string' || value === '') return Promise.resolve(undefined);
-      if (!cache.has(value)) cache.set(value, this.stores.getStoreForWorkspace(workspaceId, value).catch((error) => {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      }));
+      if (!cache.has(value))
+        cache.set(
+          value,
+          this.stores.getStoreForWorkspace(workspaceId, value).catch((error) => {
+            if (error instanceof NotFoundError) return undefined;
+            throw error;
+          }),
+        );
       return cache.get(value)!;
     };
   }
@@ -183,13 +303,32 @@ export class AssetsService {
     let unlinked = 0;
     for (const [index, item] of items.entries()) {
       const parentCode = codeOf(item.parent_code) ?? '';
-      const fail = (reason: string, details: string) => failures.push({ index, parent_code: parentCode, reason, details, ...(typeof item.asset_id === 'string' ? { asset_id: item.asset_id } : {}) });
+      const fail = (reason: string, details: string) =>
+        failures.push({
+          index,
+          parent_code: parentCode,
+          reason,
+          details,
+          ...(typeof item.asset_id === 'string' ? { asset_id: item.asset_id } : {}),
+        });
       const store = await resolveStore(item.store_uuid);
-      if (!store) { fail('store_not_found', 'store not found'); continue; }
+      if (!store) {
+        fail('store_not_found', 'store not found');
+        continue;
+      }
       const channel = this.#channel(store, item.channel);
-      if (channel === undefined) { fail('unknown_channel', `channel ${describe(item.channel)} is not one of the store's channels`); continue; }
-      if (!parentCode) { fail('invalid_parent_code', 'parent_code must be a non-empty string'); continue; }
-      if (typeof item.asset_id !== 'string' || item.asset_id === '') { fail('invalid_asset_id', 'asset_id must be a non-empty string'); continue; }
+      if (channel === undefined) {
+        fail('unknown_channel', `channel ${describe(item.channel)} is not one of the store's channels`);
+        continue;
+      }
+      if (!parentCode) {
+        fail('invalid_parent_code', 'parent_code must be a non-empty string');
+        continue;
+      }
+      if (typeof item.asset_id !== 'string' || item.asset_id === '') {
+        fail('invalid_asset_id', 'asset_id must be a non-empty string');
+        continue;
+      }
       const assetId = item.asset_id;
       const removed = await inTransaction(this.storage, async (trx) => {
         const groups = await repo.groupsOfAsset(trx, store.id, assetId, { parentCode, channel });
@@ -210,12 +349,23 @@ export class AssetsService {
     let deleted = 0;
     for (const [index, item] of items.entries()) {
       const parentCode = codeOf(item.parent_code) ?? '';
-      const fail = (reason: string, details: string, assetId?: string) => failures.push({ index, parent_code: parentCode, reason, details, ...(assetId ? { asset_id: assetId } : {}) });
+      const fail = (reason: string, details: string, assetId?: string) =>
+        failures.push({ index, parent_code: parentCode, reason, details, ...(assetId ? { asset_id: assetId } : {}) });
       const store = await resolveStore(item.store_uuid);
-      if (!store) { fail('store_not_found', 'store not found'); continue; }
+      if (!store) {
+        fail('store_not_found', 'store not found');
+        continue;
+      }
       const channel = this.#channel(store, item.channel);
-      if (channel === undefined) { fail('unknown_channel', `channel ${describe(item.channel)} is not one of the store's channels`); continue; }
-      if (!Array.isArray(item.asset_id) || item.asset_id.length === 0 || item.asset_id.some((id) => typeof id !== 'string')) {
+      if (channel === undefined) {
+        fail('unknown_channel', `channel ${describe(item.channel)} is not one of the store's channels`);
+        continue;
+      }
+      if (
+        !Array.isArray(item.asset_id) ||
+        item.asset_id.length === 0 ||
+        item.asset_id.some((id) => typeof id !== 'string')
+      ) {
         fail('invalid_request', 'asset_id must be a non-empty array of asset id strings');
         continue;
       }
@@ -224,26 +374,51 @@ export class AssetsService {
           const asset = await repo.findAsset(trx, store.id, assetId);
           if (!asset) return false;
           // parent_code (when given) narrows the delete to an asset linked there on that channel.
-          if (parentCode && (await repo.groupsOfAsset(trx, store.id, assetId, { parentCode, channel })).length === 0) return false;
+          if (parentCode && (await repo.groupsOfAsset(trx, store.id, assetId, { parentCode, channel })).length === 0)
+            return false;
           const groups = await repo.groupsOfAsset(trx, store.id, assetId);
-          await this.changes.append(trx, store.id, [...new Set(groups.map((g) => g.parent_code))].map((key) => ({ entity: 'asset', key, op: 'updated', status: null })));
+          await this.changes.append(
+            trx,
+            store.id,
+            [...new Set(groups.map((g) => g.parent_code))].map((key) => ({
+              entity: 'asset',
+              key,
+              op: 'updated',
+              status: null,
+            })),
+          );
           await this.#removeFromGroups(trx, store.id, assetId, groups);
           await repo.deleteAsset(trx, store.id, assetId);
           return true;
         });
         if (done) deleted++;
-        else fail('not_found', `asset ${assetId} not found${parentCode ? ` for ${parentCode} on channel ${channel}` : ''}`, assetId);
+        else
+          fail(
+            'not_found',
+            `asset ${assetId} not found${parentCode ? ` for ${parentCode} on channel ${channel}` : ''}`,
+            assetId,
+          );
       }
     }
     return { deleted_count: deleted, failed: failures.length, error_info: failures };
   }
 
-  async #removeFromGroups(trx: Parameters<typeof repo.groupLinks>[0], storeId: string, assetId: string, groups: Array<{ parent_code: string; channel: string; asset_type: string }>) {
+  async #removeFromGroups(
+    trx: Parameters<typeof repo.groupLinks>[0],
+    storeId: string,
+    assetId: string,
+    groups: Array<{ parent_code: string; channel: string; asset_type: string }>,
+  ) {
     const now = new Date().toISOString();
     for (const g of groups) {
       const key = { storeId, parentCode: g.parent_code, channel: g.channel, assetType: g.asset_type };
       const links = await repo.groupLinks(trx, key);
-      await repo.writeGroup(trx, key, links.filter((l) => l.assetId !== assetId), now);
+      await repo.writeGroup(
+        trx,
+        key,
+        links.filter((l) => l.assetId !== assetId),
+        now,
+      );
     }
   }
 

@@ -28,22 +28,40 @@ export interface CollectionDocument {
 
 export function defaults(id: string): CollectionDocument {
   return {
-    id, name: '', description: '', thumbnail: '', status: 'active', url: '', displayPreference: '', autoRefresh: true, minProducts: 0,
-    meta: { title: '', description: '' }, sortBy: { static: { qualityScore: false, trendScore: false, personalization: false }, dynamic: [] },
-    filters: {}, heroProducts: [], groups: [], bannerUrl: '', static: 'false', parentId: null,
+    id,
+    name: '',
+    description: '',
+    thumbnail: '',
+    status: 'active',
+    url: '',
+    displayPreference: '',
+    autoRefresh: true,
+    minProducts: 0,
+    meta: { title: '', description: '' },
+    sortBy: { static: { qualityScore: false, trendScore: false, personalization: false }, dynamic: [] },
+    filters: {},
+    heroProducts: [],
+    groups: [],
+    bannerUrl: '',
+    static: 'false',
+    parentId: null,
   };
 }
 
 export const isStatic = (doc: CollectionDocument) => doc.static === 'true';
 
-const fail = (reason: string, message: string): never => { throw new RuleError(reason, message); };
+const fail = (reason: string, message: string): never => {
+  throw new RuleError(reason, message);
+};
 const text = (field: string, value: unknown) => {
-  if (typeof value !== 'string' || value.length > MAX_TEXT) fail('invalid_field', `${field} must be a string of at most ${MAX_TEXT} characters`);
+  if (typeof value !== 'string' || value.length > MAX_TEXT)
+    fail('invalid_field', `${field} must be a string of at most ${MAX_TEXT} characters`);
   return value as string;
 };
 
 export function checkId(value: unknown): string {
-  if (typeof value !== 'string' || !ID.test(value)) fail('invalid_id', 'id must be 1-128 letters, digits, ".", "_", ":" or "-"');
+  if (typeof value !== 'string' || !ID.test(value))
+    fail('invalid_id', 'id must be 1-128 letters, digits, ".", "_", ":" or "-"');
   return value as string;
 }
 
@@ -53,14 +71,20 @@ export function applyFields(base: CollectionDocument, input: Record<string, unkn
   for (const [field, value] of Object.entries(input)) {
     switch (field) {
       case 'name':
-        if (typeof value !== 'string' || value.trim() === '' || value.length > 200) fail('invalid_field', 'name must be a non-empty string of at most 200 characters');
+        if (typeof value !== 'string' || value.trim() === '' || value.length > 200)
+          fail('invalid_field', 'name must be a non-empty string of at most 200 characters');
         doc.name = value as string;
         break;
-      case 'description': case 'thumbnail': case 'url': case 'displayPreference': case 'bannerUrl':
+      case 'description':
+      case 'thumbnail':
+      case 'url':
+      case 'displayPreference':
+      case 'bannerUrl':
         doc[field] = text(field, value);
         break;
       case 'status':
-        if (!(COLLECTION_STATUSES as readonly unknown[]).includes(value)) fail('invalid_status', `status must be one of ${COLLECTION_STATUSES.join(', ')}`);
+        if (!(COLLECTION_STATUSES as readonly unknown[]).includes(value))
+          fail('invalid_status', `status must be one of ${COLLECTION_STATUSES.join(', ')}`);
         doc.status = value as CollectionStatus;
         break;
       case 'autoRefresh':
@@ -68,13 +92,19 @@ export function applyFields(base: CollectionDocument, input: Record<string, unkn
         doc.autoRefresh = value as boolean;
         break;
       case 'minProducts':
-        if (!Number.isInteger(value) || (value as number) < 0) fail('invalid_field', 'minProducts must be a non-negative integer');
+        if (!Number.isInteger(value) || (value as number) < 0)
+          fail('invalid_field', 'minProducts must be a non-negative integer');
         doc.minProducts = value as number;
         break;
       case 'meta': {
         const meta = value as Record<string, unknown>;
-        if (!meta || typeof meta !== 'object' || Array.isArray(meta)) fail('invalid_field', 'meta must be an object {title, description}');
-        doc.meta = { title: meta.title === undefined ? doc.meta.title : text('meta.title', meta.title), description: meta.description === undefined ? doc.meta.description : text('meta.description', meta.description) };
+        if (!meta || typeof meta !== 'object' || Array.isArray(meta))
+          fail('invalid_field', 'meta must be an object {title, description}');
+        doc.meta = {
+          title: meta.title === undefined ? doc.meta.title : text('meta.title', meta.title),
+          description:
+            meta.description === undefined ? doc.meta.description : text('meta.description', meta.description),
+        };
         break;
       }
       case 'sortBy': {
@@ -88,15 +118,22 @@ export function applyFields(base: CollectionDocument, input: Record<string, unkn
         doc.filters = (value ?? {}) as Record<string, unknown>;
         break;
       case 'heroProducts':
-        if (!Array.isArray(value) || value.length > 1000 || value.some((v) => typeof v !== 'string' && typeof v !== 'number')) fail('invalid_field', 'heroProducts must be an array of at most 1,000 product codes');
+        if (
+          !Array.isArray(value) ||
+          value.length > 1000 ||
+          value.some((v) => typeof v !== 'string' && typeof v !== 'number')
+        )
+          fail('invalid_field', 'heroProducts must be an array of at most 1,000 product codes');
         doc.heroProducts = [...new Set((value as Array<string | number>).map(String))];
         break;
       case 'groups':
-        if (!Array.isArray(value) || value.some((g) => !g || typeof g !== 'object' || Array.isArray(g))) fail('invalid_field', 'groups must be an array of objects');
+        if (!Array.isArray(value) || value.some((g) => !g || typeof g !== 'object' || Array.isArray(g)))
+          fail('invalid_field', 'groups must be an array of objects');
         doc.groups = value as Array<Record<string, unknown>>;
         break;
       case 'static':
-        if (value !== 'true' && value !== 'false' && typeof value !== 'boolean') fail('invalid_field', 'static must be "true" or "false"');
+        if (value !== 'true' && value !== 'false' && typeof value !== 'boolean')
+          fail('invalid_field', 'static must be "true" or "false"');
         doc.static = String(value);
         break;
       case 'parentId':

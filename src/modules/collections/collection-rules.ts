@@ -1,3 +1,7 @@
+import { priceOf } from '../../catalog/price.js';
+
+const PRICE_FIELD = 'Selling Price';
+
 /**
  * Membership rules of collections (CONTRACT §9), as pure functions.
  *
@@ -7,20 +11,27 @@
  *   "Selling Price": {"gte": 10, "lte": 50}    numeric range (gte, gt, lte, lt; one or more)
  * Any attribute works (Category, Department, Colour, Brand, Usage, Season, Sub Category, custom ones).
  */
-export type Condition = { kind: 'any'; values: string[] } | { kind: 'range'; gte?: number; gt?: number; lte?: number; lt?: number };
+export type Condition =
+  { kind: 'any'; values: string[] } | { kind: 'range'; gte?: number; gt?: number; lte?: number; lt?: number };
 export type CompiledFilters = Array<{ field: string; condition: Condition }>;
 
 export const RANGE_OPERATORS = ['gte', 'gt', 'lte', 'lt'] as const;
 
 export class RuleError extends Error {
-  constructor(readonly reason: string, message: string) { super(message); }
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 const norm = (value: unknown) => String(value).trim().toLowerCase();
 
 export function compileFilters(filters: unknown): CompiledFilters {
   if (filters === undefined || filters === null) return [];
-  if (typeof filters !== 'object' || Array.isArray(filters)) throw new RuleError('invalid_filter', 'filters must be an object of attribute -> value, values or range');
+  if (typeof filters !== 'object' || Array.isArray(filters))
+    throw new RuleError('invalid_filter', 'filters must be an object of attribute -> value, values or range');
   const compiled: CompiledFilters = [];
   for (const [field, raw] of Object.entries(filters as Record<string, unknown>)) {
     if (typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean') {
@@ -33,10 +44,19 @@ export function compileFilters(filters: unknown): CompiledFilters {
     } else if (raw && typeof raw === 'object') {
       const range: Condition & { kind: 'range' } = { kind: 'range' };
       const entries = Object.entries(raw as Record<string, unknown>);
-      if (entries.length === 0) throw new RuleError('invalid_filter', `filters.${field} must name at least one of ${RANGE_OPERATORS.join(', ')}`);
+      if (entries.length === 0)
+        throw new RuleError(
+          'invalid_filter',
+          `filters.${field} must name at least one of ${RANGE_OPERATORS.join(', ')}`,
+        );
       for (const [operator, bound] of entries) {
-        if (!(RANGE_OPERATORS as readonly string[]).includes(operator)) throw new RuleError('invalid_filter', `filters.${field}: unknown operator "${operator}" (use ${RANGE_OPERATORS.join(', ')})`);
-        if (typeof bound !== 'number' || !Number.isFinite(bound)) throw new RuleError('invalid_filter', `filters.${field}.${operator} must be a number`);
+        if (!(RANGE_OPERATORS as readonly string[]).includes(operator))
+          throw new RuleError(
+            'invalid_filter',
+            `filters.${field}: unknown operator "${operator}" (use ${RANGE_OPERATORS.join(', ')})`,
+          );
+        if (typeof bound !== 'number' || !Number.isFinite(bound))
+          throw new RuleError('invalid_filter', `filters.${field}.${operator} must be a number`);
         range[operator as (typeof RANGE_OPERATORS)[number]] = bound;
       }
       compiled.push({ field, condition: range });
@@ -47,7 +67,9 @@ export function compileFilters(filters: unknown): CompiledFilters {
   return compiled;
 }
 
-function numberOf(value: unknown): number | undefined {
+function numberOf(field: string, value: unknown): number | undefined {
+  // The price follows the catalog's price rule: a price the quality checks call invalid is no price.
+  if (field === PRICE_FIELD) return priceOf(value) ?? undefined;
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
   return undefined;
@@ -63,30 +85,49 @@ export function matches(filters: CompiledFilters, attributes: Record<string, unk
       const values = Array.isArray(value) ? value.map(norm) : [norm(value)];
       return values.some((v) => condition.values.includes(v));
     }
-    const n = numberOf(value);
+    const n = numberOf(field, value);
     if (n === undefined) return false;
-    return (condition.gte === undefined || n >= condition.gte) && (condition.gt === undefined || n > condition.gt)
-      && (condition.lte === undefined || n <= condition.lte) && (condition.lt === undefined || n < condition.lt);
+    return (
+      (condition.gte === undefined || n >= condition.gte) &&
+      (condition.gt === undefined || n > condition.gt) &&
+      (condition.lte === undefined || n <= condition.lte) &&
+      (condition.lt === undefined || n < condition.lt)
+    );
   });
 }
 
-export interface SortField { field: string; order: 'asc' | 'desc' }
+export interface SortField {
+  field: string;
+  order: 'asc' | 'desc';
+}
 
 export function compileSort(sortBy: unknown): SortField[] {
   if (sortBy === undefined || sortBy === null) return [];
-  if (typeof sortBy !== 'object' || Array.isArray(sortBy)) throw new RuleError('invalid_sort', 'sortBy must be an object with static and dynamic');
+  if (typeof sortBy !== 'object' || Array.isArray(sortBy))
+    throw new RuleError('invalid_sort', 'sortBy must be an object with static and dynamic');
   const dynamic = (sortBy as { dynamic?: unknown }).dynamic;
   const staticFlags = (sortBy as { static?: unknown }).static;
-  if (staticFlags !== undefined && (typeof staticFlags !== 'object' || staticFlags === null || Array.isArray(staticFlags)
-    || Object.values(staticFlags).some((v) => typeof v !== 'boolean'))) {
-    throw new RuleError('invalid_sort', 'sortBy.static must be an object of booleans (qualityScore, trendScore, personalization)');
+  if (
+    staticFlags !== undefined &&
+    (typeof staticFlags !== 'object' ||
+      staticFlags === null ||
+      Array.isArray(staticFlags) ||
+      Object.values(staticFlags).some((v) => typeof v !== 'boolean'))
+  ) {
+    throw new RuleError(
+      'invalid_sort',
+      'sortBy.static must be an object of booleans (qualityScore, trendScore, personalization)',
+    );
   }
   if (dynamic === undefined) return [];
   if (!Array.isArray(dynamic)) throw new RuleError('invalid_sort', 'sortBy.dynamic must be an array of {field, order}');
   return dynamic.map((entry, i) => {
     const { field, order = 'asc' } = (entry ?? {}) as { field?: unknown; order?: unknown };
     if (typeof field !== 'string' || field === '' || (order !== 'asc' && order !== 'desc')) {
-      throw new RuleError('invalid_sort', `sortBy.dynamic[${i}] must be {"field": "<attribute>", "order": "asc"|"desc"}`);
+      throw new RuleError(
+        'invalid_sort',
+        `sortBy.dynamic[${i}] must be {"field": "<attribute>", "order": "asc"|"desc"}`,
+      );
     }
     return { field, order };
   });
@@ -99,12 +140,21 @@ const MISSING = '\uFFFE';
  * descending fields with their characters inverted, missing values last), so members page in SQL.
  */
 export function sortKey(sort: SortField[], attributes: Record<string, unknown>): string {
-  return sort.map(({ field, order }) => {
-    const value = attributes[field];
-    if (value === undefined || value === null || value === '') return MISSING;
-    const n = numberOf(value);
-    const text = n !== undefined ? `n${String(Math.round(Math.max(0, Math.min(n, 1e11)) * 10_000)).padStart(16, '0')}` : `s${norm(value).slice(0, 64)}`;
-    const encoded = order === 'asc' ? text : [...text].map((c) => String.fromCharCode(0xfffd - Math.min(c.charCodeAt(0), 0xfffd))).join('');
-    return `${encoded}\u0001`;
-  }).join('');
+  return sort
+    .map(({ field, order }) => {
+      const value = attributes[field];
+      if (value === undefined || value === null || value === '') return MISSING;
+      const n = numberOf(field, value);
+      if (n === undefined && field === PRICE_FIELD) return MISSING;
+      const text =
+        n !== undefined
+          ? `n${String(Math.round(Math.max(0, Math.min(n, 1e11)) * 10_000)).padStart(16, '0')}`
+          : `s${norm(value).slice(0, 64)}`;
+      const encoded =
+        order === 'asc'
+          ? text
+          : [...text].map((c) => String.fromCharCode(0xfffd - Math.min(c.charCodeAt(0), 0xfffd))).join('');
+      return `${encoded}\u0001`;
+    })
+    .join('');
 }

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../errors.js';
+import { CANONICAL_FIELDS } from '../../catalog/product-fields.js';
 
 /**
  * A store's mapping profile (CONTRACT §2): `fields` renames incoming field names to canonical ones,
@@ -9,17 +10,10 @@ export interface MappingProfile {
   required: string[];
 }
 
-/** The canonical product fields: the seed's, plus the well-known optional attributes of CONTRACT §6. */
-export const SEED_PRODUCT_FIELDS = [
-  'product_code', 'parent_code', 'Product Name', 'Department', 'Category', 'Selling Price', 'Currency',
-  'Image URL 1', 'Image URL 2', 'Image URL 3', 'Image URL 4', 'Image URL 5', 'Image URL 6', 'Status',
-] as const;
-export const WELL_KNOWN_ATTRIBUTES = ['Colour', 'Brand', 'Season', 'Usage', 'Sub Category'] as const;
-
 /** Identity on the seed fields and the well-known attributes; given to every store at registration. */
 export function defaultMappingProfile(): MappingProfile {
   const fields: Record<string, string> = {};
-  for (const name of [...SEED_PRODUCT_FIELDS, ...WELL_KNOWN_ATTRIBUTES]) fields[name] = name;
+  for (const name of CANONICAL_FIELDS) fields[name] = name;
   return { fields, required: [] };
 }
 
@@ -32,14 +26,18 @@ export function parseMappingProfile(input: unknown): MappingProfile {
   }
   const { fields = {}, required = [], ...rest } = input as Record<string, unknown>;
   const unknownKeys = Object.keys(rest);
-  if (unknownKeys.length > 0) throw new InvalidInputError(`mapping profile has unknown key "${unknownKeys[0]}"`, unknownKeys[0]);
+  if (unknownKeys.length > 0)
+    throw new InvalidInputError(`mapping profile has unknown key "${unknownKeys[0]}"`, unknownKeys[0]);
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
     throw new InvalidInputError('mapping "fields" must be an object of incoming name -> canonical name', 'fields');
   }
   const renamed: Record<string, string> = {};
   for (const [incoming, canonical] of Object.entries(fields)) {
     if (typeof canonical !== 'string' || canonical.trim() === '' || canonical.length > MAX_FIELD_NAME) {
-      throw new InvalidInputError(`mapping "fields.${incoming}" must be a non-empty canonical field name`, `fields.${incoming}`);
+      throw new InvalidInputError(
+        `mapping "fields.${incoming}" must be a non-empty canonical field name`,
+        `fields.${incoming}`,
+      );
     }
     renamed[incoming] = canonical;
   }

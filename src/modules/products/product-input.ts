@@ -1,16 +1,15 @@
 import { applyMapping, type MappingProfile } from './mapping-profile.js';
-import { MISSING_SKU, SETTABLE_STATUSES, type ProductStatus } from './quality-checks.js';
+import { MISSING_SKU } from './quality-checks.js';
+import { SETTABLE_STATUSES, type ProductStatus } from '../../catalog/statuses.js';
+import { TEXT_FIELDS } from '../../catalog/product-fields.js';
+import { MAX_PRODUCT_CODE_LENGTH } from '../../catalog/limits.js';
 
-export const MAX_PRODUCT_CODE_LENGTH = 128;
-
-/** Seed fields that hold text: numbers given for them are stored as their decimal text. */
-const TEXT_FIELDS = new Set([
-  'product_code', 'parent_code', 'Product Name', 'Department', 'Category', 'Selling Price', 'Currency',
-  'Image URL 1', 'Image URL 2', 'Image URL 3', 'Image URL 4', 'Image URL 5', 'Image URL 6',
-  'Colour', 'Brand', 'Season', 'Usage', 'Sub Category',
-]);
-
-export interface ItemFailure { index: number; product_code: string; reason: string; details: string }
+export interface ItemFailure {
+  index: number;
+  product_code: string;
+  reason: string;
+  details: string;
+}
 
 export interface ProductItem {
   index: number;
@@ -23,11 +22,21 @@ export interface ProductItem {
 export type ItemOutcome = { ok: true; item: ProductItem } | { ok: false; failure: ItemFailure; missingSku: boolean };
 
 function codeText(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : value === undefined || value === null ? '' : JSON.stringify(value);
+  return typeof value === 'string'
+    ? value
+    : typeof value === 'number'
+      ? String(value)
+      : value === undefined || value === null
+        ? ''
+        : JSON.stringify(value);
 }
 
 function fail(index: number, code: unknown, reason: string, details: string, missingSku = false): ItemOutcome {
-  return { ok: false, failure: { index, product_code: codeText(code).slice(0, MAX_PRODUCT_CODE_LENGTH), reason, details }, missingSku };
+  return {
+    ok: false,
+    failure: { index, product_code: codeText(code).slice(0, MAX_PRODUCT_CODE_LENGTH), reason, details },
+    missingSku,
+  };
 }
 
 /** Maps one body item through the store's profile and checks what belongs to the item alone. */
@@ -42,18 +51,33 @@ export function normaliseItem(raw: Record<string, unknown>, index: number, profi
     code = String(rawCode);
   } else if (typeof rawCode === 'string') {
     if (rawCode.length > MAX_PRODUCT_CODE_LENGTH) {
-      return fail(index, rawCode, 'invalid_product_code', `product_code must be at most ${MAX_PRODUCT_CODE_LENGTH} characters (got ${rawCode.length})`);
+      return fail(
+        index,
+        rawCode,
+        'invalid_product_code',
+        `product_code must be at most ${MAX_PRODUCT_CODE_LENGTH} characters (got ${rawCode.length})`,
+      );
     }
     code = rawCode;
   } else {
-    return fail(index, rawCode, 'invalid_product_code', `product_code must be a string or a number, got ${Array.isArray(rawCode) ? 'array' : typeof rawCode}`);
+    return fail(
+      index,
+      rawCode,
+      'invalid_product_code',
+      `product_code must be a string or a number, got ${Array.isArray(rawCode) ? 'array' : typeof rawCode}`,
+    );
   }
 
   let requestedStatus: ProductStatus | undefined;
   if (rawStatus !== undefined && rawStatus !== null) {
     const wanted = typeof rawStatus === 'string' ? rawStatus.trim().toLowerCase() : undefined;
     if (wanted === undefined || !(SETTABLE_STATUSES as readonly string[]).includes(wanted)) {
-      return fail(index, code, 'invalid_status', `Status must be one of ${SETTABLE_STATUSES.join(', ')} ("problem" is set only by the quality checks); got ${JSON.stringify(rawStatus)}`);
+      return fail(
+        index,
+        code,
+        'invalid_status',
+        `Status must be one of ${SETTABLE_STATUSES.join(', ')} ("problem" is set only by the quality checks); got ${JSON.stringify(rawStatus)}`,
+      );
     }
     requestedStatus = wanted as ProductStatus;
   }
@@ -61,8 +85,17 @@ export function normaliseItem(raw: Record<string, unknown>, index: number, profi
   const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(rest)) {
     if (TEXT_FIELDS.has(name) && value !== null) {
-      if (typeof value === 'number' && Number.isFinite(value)) { fields[name] = String(value); continue; }
-      if (typeof value !== 'string') return fail(index, code, 'invalid_field', `${name} must be a string, got ${Array.isArray(value) ? 'array' : typeof value}`);
+      if (typeof value === 'number' && Number.isFinite(value)) {
+        fields[name] = String(value);
+        continue;
+      }
+      if (typeof value !== 'string')
+        return fail(
+          index,
+          code,
+          'invalid_field',
+          `${name} must be a string, got ${Array.isArray(value) ? 'array' : typeof value}`,
+        );
     }
     fields[name] = value;
   }
@@ -70,7 +103,10 @@ export function normaliseItem(raw: Record<string, unknown>, index: number, profi
 }
 
 /** Fields stored for a product: the given ones, or the existing ones with the given ones laid over (update). Null removes a field. */
-export function mergeFields(existing: Record<string, unknown> | undefined, given: Record<string, unknown>): Record<string, unknown> {
+export function mergeFields(
+  existing: Record<string, unknown> | undefined,
+  given: Record<string, unknown>,
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...(existing ?? {}) };
   for (const [name, value] of Object.entries(given)) {
     if (value === null) delete merged[name];

@@ -1,5 +1,5 @@
 import type { StorageHandle } from '../../storage/database.js';
-import type { SeqCache } from '../../changes/seq-cache.js';
+import type { SeqCache } from '../../storage/seq-cache.js';
 import type { Store } from '../stores/store.js';
 import { MISSING_SKU } from './quality-checks.js';
 import * as repo from './products.repository.js';
@@ -7,14 +7,23 @@ import * as repo from './products.repository.js';
 /** Missing-SKU rejections count toward failures for this long (CONTRACT §6). */
 const SKU_REJECTION_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
-export interface StatusPage { status?: string; offset: number; limit: number }
+export interface StatusPage {
+  status?: string;
+  offset: number;
+  limit: number;
+}
 
 /** Reads of the catalog: the status listing, failure counts and full products. */
 export class ProductQueries {
-  constructor(private readonly storage: StorageHandle, private readonly counts: SeqCache) {}
+  constructor(
+    private readonly storage: StorageHandle,
+    private readonly counts: SeqCache,
+  ) {}
 
   #total(storeId: string, status?: string): Promise<number> {
-    return this.counts.get(storeId, `products:${status ?? ''}`, () => repo.countProducts(this.storage.db, storeId, status));
+    return this.counts.get(storeId, `products:${status ?? ''}`, () =>
+      repo.countProducts(this.storage.db, storeId, status),
+    );
   }
 
   async statusListing(store: Store, page: StatusPage) {
@@ -25,7 +34,9 @@ export class ProductQueries {
     return {
       store_uuid: store.id,
       total,
-      data: rows.map((row) => ({ [row.product_code]: { Category: row.category ?? '', product_code: row.product_code, status: row.status } })),
+      data: rows.map((row) => ({
+        [row.product_code]: { Category: row.category ?? '', product_code: row.product_code, status: row.status },
+      })),
     };
   }
 
@@ -48,9 +59,14 @@ export class ProductQueries {
       page.codes ? Promise.resolve(undefined) : this.#total(store.id, page.status),
       repo.listProducts(this.storage.db, store.id, page),
     ]);
-    const problems = await repo.problemsFor(this.storage.db, store.id, rows.map((row) => row.product_code));
+    const problems = await repo.problemsFor(
+      this.storage.db,
+      store.id,
+      rows.map((row) => row.product_code),
+    );
     const reasons = new Map<string, string[]>();
-    for (const { product_code, reason } of problems) reasons.set(product_code, [...(reasons.get(product_code) ?? []), reason]);
+    for (const { product_code, reason } of problems)
+      reasons.set(product_code, [...(reasons.get(product_code) ?? []), reason]);
     return {
       store_uuid: store.id,
       total: total ?? rows.length,

@@ -1,17 +1,27 @@
 import type { Insertable } from 'kysely';
-import type { Executor, StorageDialect } from '../../storage/database.js';
+import type { Db } from '../../storage/database.js';
+import { chunked } from '../../storage/chunks.js';
+import { VISIBLE_STATUSES } from '../../catalog/statuses.js';
 import type { ProductsTable } from '../../storage/schema.js';
 
 export type ProductRow = Insertable<ProductsTable>;
 
 /** Rows for the given codes, locked for the rest of the transaction where the engine has row locks. */
-export async function lockProducts(db: Executor, dialect: StorageDialect, storeId: string, codes: string[]) {
+export async function lockProducts(db: Db, storeId: string, codes: string[]) {
   const rows = [];
-  for (let i = 0; i < codes.length; i += 1000) {
-    rows.push(...await dialect.lockRows(
-      db.selectFrom('products').select(['product_code', 'status', 'attributes'])
-        .where('store_id', '=', storeId).where('product_code', 'in', codes.slice(i, i + 1000)).orderBy('product_code'),
-    ).execute());
+  for (const chunk of chunked(db, codes, { maxItems: 1000 })) {
+    rows.push(
+      ...(await db.dialect
+        .lockRows(
+          db
+            .selectFrom('products')
+            .select(['product_code', 'status', 'attributes'])
+            .where('store_id', '=', storeId)
+            .where('product_code', 'in', chunk)
+            .orderBy('product_code'),
+        )
+        .execute()),
+    );
   }
   return rows;
 }
@@ -21,112 +31,255 @@ export async function lockProducts(db: Executor, dialect: StorageDialect, storeI
  * created. A concurrent writer of the same code waits on the unique key, then finds the row: so
  * inserted/updated counts stay exact and no code is ever stored twice.
  */
-export async function claimNewCodes(db: Executor, dialect: StorageDialect, storeId: string, codes: string[], now: string): Promise<Set<string>> {
+export async function claimNewCodes(db: Db, storeId: string, codes: string[], now: string): Promise<Set<string>> {
   const claimed = new Set<string>();
-  for (const chunk of chunksOf(codes, 12, dialect.maxParameters)) for (const code of await claimChunk(db, storeId, chunk, now)) claimed.add(code);
+  for (const chunk of chunked(db, codes, { paramsPerItem: 12 }))
+    for (const code of await claimChunk(db, storeId, chunk, now)) claimed.add(code);
   return claimed;
 }
 
-async function claimChunk(db: Executor, storeId: string, codes: string[], now: string): Promise<string[]> {
+async function claimChunk(db: Db, storeId: string, codes: string[], now: string): Promise<string[]> {
   if (codes.length === 0) return [];
-  const rows = await db.insertInto('products')
-    .values(codes.map((code) => ({
-      store_id: storeId, product_code: code, parent_code: null, status: 'new', title: null, category: null, department: null,
-      price: null, currency: null, attributes: '{}', created_at: now, updated_at: now,
-    })))
+  const rows = await db
+    .insertInto('products')
+    .values(
+      codes.map((code) => ({
+        store_id: storeId,
+        product_code: code,
+        parent_code: null,
+        status: 'new',
+        title: null,
+        category: null,
+        department: null,
+        price: null,
+        currency: null,
+        attributes: '{}',
+        created_at: now,
+        updated_at: now,
+      })),
+    )
     .onConflict((oc) => oc.columns(['store_id', 'product_code']).doNothing())
     .returning('product_code')
     .execute();
   return rows.map((row) => row.product_code);
 }
 
-export async function deleteProducts(db: Executor, storeId: string, codes: string[]) {
-  for (let i = 0; i < codes.length; i += 1000) {
-    const chunk = codes.slice(i, i + 1000);
-    await db.deleteFrom('product_problems').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
+export async function deleteProducts(db: Db, storeId: string, codes: string[]) {
+  for (const chunk of chunked(db, codes, { maxItems: 1000 })) {
+    await db
+      .deleteFrom('product_problems')
+      .where('store_id', '=', storeId)
+      .where('product_code', 'in', chunk)
+      .execute();
     await db.deleteFrom('products').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
   }
 }
 
-/** Rows per multi-row statement, under the engine's bind-parameter limit. */
-const chunksOf = <T>(rows: T[], columns: number, maxParameters: number) => {
-  const size = Math.max(1, Math.floor(maxParameters / columns));
-  return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
-};
-
 /** Writes full product rows over existing (or just-claimed) ones. */
-export async function writeProducts(db: Executor, dialect: StorageDialect, rows: ProductRow[]) {
-  for (const chunk of chunksOf(rows, 12, dialect.maxParameters)) await writeProductChunk(db, chunk);
+export async function writeProducts(db: Db, rows: ProductRow[]) {
+  for (const chunk of chunked(db, rows, { paramsPerItem: 12 })) await writeProductChunk(db, chunk);
 }
 
-async function writeProductChunk(db: Executor, rows: ProductRow[]) {
+async function writeProductChunk(db: Db, rows: ProductRow[]) {
   if (rows.length === 0) return;
-  await db.insertInto('products').values(rows)
-    .onConflict((oc) => oc.columns(['store_id', 'product_code']).doUpdateSet((eb) => ({
-      parent_code: eb.ref('excluded.parent_code'),
-      status: eb.ref('excluded.status'),
-      title: eb.ref('excluded.title'),
-      category: eb.ref('excluded.category'),
-      department: eb.ref('excluded.department'),
-      price: eb.ref('excluded.price'),
-      currency: eb.ref('excluded.currency'),
-      attributes: eb.ref('excluded.attributes'),
-      updated_at: eb.ref('excluded.updated_at'),
-    })))
+  await db
+    .insertInto('products')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['store_id', 'product_code']).doUpdateSet((eb) => ({
+        parent_code: eb.ref('excluded.parent_code'),
+        status: eb.ref('excluded.status'),
+        title: eb.ref('excluded.title'),
+        category: eb.ref('excluded.category'),
+        department: eb.ref('excluded.department'),
+        price: eb.ref('excluded.price'),
+        currency: eb.ref('excluded.currency'),
+        attributes: eb.ref('excluded.attributes'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
     .execute();
 }
 
-export async function replaceProblems(db: Executor, dialect: StorageDialect, storeId: string, problemsByCode: Map<string, readonly string[]>) {
+export async function replaceProblems(db: Db, storeId: string, problemsByCode: Map<string, readonly string[]>) {
   const codes = [...problemsByCode.keys()];
-  for (const chunk of chunksOf(codes, 1, dialect.maxParameters - 1)) {
-    await db.deleteFrom('product_problems').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
+  for (const chunk of chunked(db, codes)) {
+    await db
+      .deleteFrom('product_problems')
+      .where('store_id', '=', storeId)
+      .where('product_code', 'in', chunk)
+      .execute();
   }
-  const rows = codes.flatMap((code) => problemsByCode.get(code)!.map((reason) => ({ store_id: storeId, product_code: code, reason })));
-  for (const chunk of chunksOf(rows, 3, dialect.maxParameters)) if (chunk.length > 0) await db.insertInto('product_problems').values(chunk).execute();
+  const rows = codes.flatMap((code) =>
+    problemsByCode.get(code)!.map((reason) => ({ store_id: storeId, product_code: code, reason })),
+  );
+  for (const chunk of chunked(db, rows, { paramsPerItem: 3 }))
+    await db.insertInto('product_problems').values(chunk).execute();
 }
 
-export async function recordSkuRejections(db: Executor, row: { id: string; store_id: string; rejected_at: string; count: number }) {
+export async function recordSkuRejections(
+  db: Db,
+  row: { id: string; store_id: string; rejected_at: string; count: number },
+) {
   await db.insertInto('sku_rejections').values(row).execute();
 }
 
-export function existingCodes(db: Executor, dialect: StorageDialect, storeId: string, codes: string[]) {
-  return dialect.lockRows(
-    db.selectFrom('products').select(['product_code']).where('store_id', '=', storeId).where('product_code', 'in', codes).orderBy('product_code'),
-  ).execute();
+export function existingCodes(db: Db, storeId: string, codes: string[]) {
+  return db.dialect
+    .lockRows(
+      db
+        .selectFrom('products')
+        .select(['product_code'])
+        .where('store_id', '=', storeId)
+        .where('product_code', 'in', codes)
+        .orderBy('product_code'),
+    )
+    .execute();
 }
 
-export async function countProducts(db: Executor, storeId: string, status?: string): Promise<number> {
-  let query = db.selectFrom('products').select((eb) => eb.fn.countAll().as('n')).where('store_id', '=', storeId);
+export async function countProducts(db: Db, storeId: string, status?: string): Promise<number> {
+  let query = db
+    .selectFrom('products')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('store_id', '=', storeId);
   if (status) query = query.where('status', '=', status);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export function listStatuses(db: Executor, storeId: string, page: { status?: string; offset: number; limit: number }) {
+export function listStatuses(db: Db, storeId: string, page: { status?: string; offset: number; limit: number }) {
   let query = db.selectFrom('products').select(['product_code', 'category', 'status']).where('store_id', '=', storeId);
   if (page.status) query = query.where('status', '=', page.status);
   return query.orderBy('product_code').limit(page.limit).offset(page.offset).execute();
 }
 
-export function listProducts(db: Executor, storeId: string, page: { status?: string; codes?: string[]; offset: number; limit: number }) {
-  let query = db.selectFrom('products').select(['product_code', 'status', 'attributes', 'created_at', 'updated_at']).where('store_id', '=', storeId);
+export function listProducts(
+  db: Db,
+  storeId: string,
+  page: { status?: string; codes?: string[]; offset: number; limit: number },
+) {
+  let query = db
+    .selectFrom('products')
+    .select(['product_code', 'status', 'attributes', 'created_at', 'updated_at'])
+    .where('store_id', '=', storeId);
   if (page.status) query = query.where('status', '=', page.status);
   if (page.codes) query = query.where('product_code', 'in', page.codes);
   return query.orderBy('product_code').limit(page.limit).offset(page.offset).execute();
 }
 
-export function problemsFor(db: Executor, storeId: string, codes: string[]) {
+export function problemsFor(db: Db, storeId: string, codes: string[]) {
   if (codes.length === 0) return Promise.resolve([]);
-  return db.selectFrom('product_problems').select(['product_code', 'reason']).where('store_id', '=', storeId).where('product_code', 'in', codes).execute();
+  return db
+    .selectFrom('product_problems')
+    .select(['product_code', 'reason'])
+    .where('store_id', '=', storeId)
+    .where('product_code', 'in', codes)
+    .execute();
 }
 
-export function countProblemsByReason(db: Executor, storeId: string) {
-  return db.selectFrom('product_problems').select(['reason', (eb) => eb.fn.countAll().as('n')])
-    .where('store_id', '=', storeId).groupBy('reason').execute();
+export function countProblemsByReason(db: Db, storeId: string) {
+  return db
+    .selectFrom('product_problems')
+    .select(['reason', (eb) => eb.fn.countAll().as('n')])
+    .where('store_id', '=', storeId)
+    .groupBy('reason')
+    .execute();
 }
 
-export async function countSkuRejectionsSince(db: Executor, storeId: string, since: string): Promise<number> {
-  const row = await db.selectFrom('sku_rejections').select((eb) => eb.fn.sum<number>('count').as('n'))
-    .where('store_id', '=', storeId).where('rejected_at', '>=', since).executeTakeFirst();
+export async function countSkuRejectionsSince(db: Db, storeId: string, since: string): Promise<number> {
+  const row = await db
+    .selectFrom('sku_rejections')
+    .select((eb) => eb.fn.sum<number>('count').as('n'))
+    .where('store_id', '=', storeId)
+    .where('rejected_at', '>=', since)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+// ---- the products read port's queries (see products.read-port.ts) ------------------------------
+
+const RECORD_COLUMNS = ['product_code', 'status', 'parent_code', 'attributes'] as const;
+
+/** Products by code, any status, in chunks the engine accepts. */
+export async function findByCodes(db: Db, storeId: string, codes: readonly string[], visibleOnly: boolean) {
+  const rows = [];
+  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
+    let query = db
+      .selectFrom('products')
+      .select(RECORD_COLUMNS)
+      .where('store_id', '=', storeId)
+      .where('product_code', 'in', chunk);
+    if (visibleOnly) query = query.where('status', 'in', [...VISIBLE_STATUSES]);
+    rows.push(...(await query.execute()));
+  }
+  return rows;
+}
+
+/** One page of a store's products in product_code order, after `after`. */
+export function pageByCode(db: Db, storeId: string, page: { after: string; limit: number; visibleOnly: boolean }) {
+  let query = db
+    .selectFrom('products')
+    .select(RECORD_COLUMNS)
+    .where('store_id', '=', storeId)
+    .where('product_code', '>', page.after);
+  if (page.visibleOnly) query = query.where('status', 'in', [...VISIBLE_STATUSES]);
+  return query.orderBy('product_code').limit(page.limit).execute();
+}
+
+/** Visible products whose product_code (or parent_code) is exactly `value`. */
+export function findVisibleByExactCode(
+  db: Db,
+  storeId: string,
+  column: 'product_code' | 'parent_code',
+  value: string,
+  limit: number,
+) {
+  return db
+    .selectFrom('products')
+    .select(['product_code', 'title'])
+    .where('store_id', '=', storeId)
+    .where(column, '=', value)
+    .where('status', 'in', [...VISIBLE_STATUSES])
+    .orderBy('product_code')
+    .limit(limit)
+    .execute();
+}
+
+/** Display fields of products by code. */
+export async function findSummaries(db: Db, storeId: string, codes: readonly string[], visibleOnly: boolean) {
+  const rows = [];
+  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
+    let query = db
+      .selectFrom('products')
+      .select(['product_code', 'title', 'category', 'price', 'currency', 'attributes'])
+      .where('store_id', '=', storeId)
+      .where('product_code', 'in', chunk);
+    if (visibleOnly) query = query.where('status', 'in', [...VISIBLE_STATUSES]);
+    rows.push(...(await query.execute()));
+  }
+  return rows;
+}
+
+/** Codes among `codes` that name a product or a parent code of the store. */
+export async function findKnownParentCodes(db: Db, storeId: string, codes: readonly string[]) {
+  const known = new Set<string>();
+  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
+    const [own, parents] = await Promise.all([
+      db
+        .selectFrom('products')
+        .select('product_code as code')
+        .where('store_id', '=', storeId)
+        .where('product_code', 'in', chunk)
+        .execute(),
+      db
+        .selectFrom('products')
+        .select('parent_code as code')
+        .distinct()
+        .where('store_id', '=', storeId)
+        .where('parent_code', 'in', chunk)
+        .execute(),
+    ]);
+    for (const row of [...own, ...parents]) if (row.code !== null) known.add(row.code);
+  }
+  return known;
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { PRODUCT_STATUSES, QUALITY_REASONS } from './quality-checks.js';
+import { QUALITY_REASONS } from './quality-checks.js';
+import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
 
 // Item fields are documented here but checked per item by the service, so that one bad item fails
 // alone instead of rejecting the batch (CONTRACT §6). Hence Unknown() with a description.
@@ -7,14 +8,16 @@ const field = (description: string) => Type.Optional(Type.Unknown({ description 
 
 const documentedFields = {
   product_code: field('string (1-128 characters) or JSON number (stored as its decimal text); upsert key'),
-  parent_code: field('string: the parent product\'s code (variants point at their parent)'),
+  parent_code: field("string: the parent product's code (variants point at their parent)"),
   'Product Name': field('string: title'),
   Department: field('string, e.g. Men, Women, Boys, Girls, Unisex'),
   Category: field('string, e.g. Shirts, Dresses'),
   'Selling Price': field('string (or number): non-negative decimal with "." and at most 4 decimals'),
   Currency: field('string: currency code'),
   'Image URL 1': field('string: image URL (also Image URL 2 … Image URL 6)'),
-  Status: field(`string, one of ${PRODUCT_STATUSES.filter((s) => s !== 'problem').join(', ')} ("problem" is set by the quality checks only)`),
+  Status: field(
+    `string, one of ${PRODUCT_STATUSES.filter((s) => s !== 'problem').join(', ')} ("problem" is set by the quality checks only)`,
+  ),
   Colour: field('string (well-known attribute)'),
   Brand: field('string (well-known attribute)'),
   Season: field('string (well-known attribute)'),
@@ -24,7 +27,8 @@ const documentedFields = {
 
 export const ProductItemSchema = Type.Object(documentedFields, {
   additionalProperties: true,
-  description: 'A product. Field names pass through the store\'s mapping profile; fields beyond these are kept as attributes. `null` removes a field.',
+  description:
+    "A product. Field names pass through the store's mapping profile; fields beyond these are kept as attributes. `null` removes a field.",
 });
 
 export const ProductBatchBody = Type.Array(ProductItemSchema, {
@@ -35,20 +39,32 @@ export const ProductBatchBody = Type.Array(ProductItemSchema, {
 const ItemFailureSchema = Type.Object({
   index: Type.Integer({ description: 'position of the item in the body' }),
   product_code: Type.String(),
-  reason: Type.String({ description: 'Missing SKU, invalid_product_code, invalid_status, invalid_field, missing_required_field, quality_check_failed, not_found' }),
+  reason: Type.String({
+    description:
+      'Missing SKU, invalid_product_code, invalid_status, invalid_field, missing_required_field, quality_check_failed, not_found',
+  }),
   details: Type.String(),
 });
 
-const WarningsSchema = Type.Optional(Type.Array(Type.Object({ product_code: Type.String(), reasons: Type.Array(Type.String()) }), {
-  description: 'stored products that fail quality checks (status problem, or kept in draft/inactive/under review)',
-}));
+const WarningsSchema = Type.Optional(
+  Type.Array(Type.Object({ product_code: Type.String(), reasons: Type.Array(Type.String()) }), {
+    description: 'stored products that fail quality checks (status problem, or kept in draft/inactive/under review)',
+  }),
+);
 
 export const InsertDataResponseSchema = Type.Object({
-  inserted: Type.Integer(), updated: Type.Integer(), failed: Type.Integer(), error_info: Type.Array(ItemFailureSchema), warnings: WarningsSchema,
+  inserted: Type.Integer(),
+  updated: Type.Integer(),
+  failed: Type.Integer(),
+  error_info: Type.Array(ItemFailureSchema),
+  warnings: WarningsSchema,
 });
 
 export const UpdateDataResponseSchema = Type.Object({
-  updated: Type.Integer(), failed: Type.Integer(), error_info: Type.Array(ItemFailureSchema), warnings: WarningsSchema,
+  updated: Type.Integer(),
+  failed: Type.Integer(),
+  error_info: Type.Array(ItemFailureSchema),
+  warnings: WarningsSchema,
 });
 
 export const DeleteProductsQuery = Type.Object({
@@ -61,7 +77,10 @@ export const DeleteProductsResponseSchema = Type.Object({
   not_found: Type.Array(Type.String()),
 });
 
-const StatusFilter = Type.Union(PRODUCT_STATUSES.map((s) => Type.Literal(s)), { description: 'one product status' });
+const StatusFilter = Type.Union(
+  PRODUCT_STATUSES.map((s) => Type.Literal(s)),
+  { description: 'one product status' },
+);
 
 export const StatusListingQuery = Type.Object({
   store_uuid: Type.String(),
@@ -73,16 +92,26 @@ export const StatusListingQuery = Type.Object({
 export const StatusListingSchema = Type.Object({
   store_uuid: Type.String(),
   total: Type.Integer({ description: 'products matching the filter' }),
-  data: Type.Array(Type.Record(Type.String(), Type.Object({ Category: Type.String(), product_code: Type.String(), status: Type.String() })), {
-    description: 'one object per product, keyed by product_code, ordered by product_code',
-  }),
+  data: Type.Array(
+    Type.Record(
+      Type.String(),
+      Type.Object({ Category: Type.String(), product_code: Type.String(), status: Type.String() }),
+    ),
+    {
+      description: 'one object per product, keyed by product_code, ordered by product_code',
+    },
+  ),
 });
 
-export const FailuresSchema = Type.Array(Type.Object({ _id: Type.String({ description: 'failure reason' }), count: Type.Integer() }));
+export const FailuresSchema = Type.Array(
+  Type.Object({ _id: Type.String({ description: 'failure reason' }), count: Type.Integer() }),
+);
 
 export const ListProductsQuery = Type.Object({
   store_uuid: Type.String(),
-  product_code: Type.Optional(Type.Array(Type.String(), { description: 'only these codes (comma-separated or repeated)' })),
+  product_code: Type.Optional(
+    Type.Array(Type.String(), { description: 'only these codes (comma-separated or repeated)' }),
+  ),
   status: Type.Optional(StatusFilter),
   offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
@@ -91,11 +120,16 @@ export const ListProductsQuery = Type.Object({
 export const ProductListSchema = Type.Object({
   store_uuid: Type.String(),
   total: Type.Integer(),
-  products: Type.Array(Type.Object({
-    product_code: Type.String(),
-    status: Type.String(),
-    problems: Type.Array(Type.String()),
-    created_at: Type.String(),
-    updated_at: Type.String(),
-  }, { additionalProperties: true, description: 'every stored attribute, with its field name as given' })),
+  products: Type.Array(
+    Type.Object(
+      {
+        product_code: Type.String(),
+        status: Type.String(),
+        problems: Type.Array(Type.String()),
+        created_at: Type.String(),
+        updated_at: Type.String(),
+      },
+      { additionalProperties: true, description: 'every stored attribute, with its field name as given' },
+    ),
+  ),
 });

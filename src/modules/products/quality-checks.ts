@@ -1,22 +1,23 @@
+import { IMAGE_FIELDS } from '../../catalog/product-fields.js';
+import { isValidPrice } from '../../catalog/price.js';
+import type { ProductStatus } from '../../catalog/statuses.js';
+
 /** The quality failure reasons of CONTRACT §6, exactly as written, in reporting order. */
 export const QUALITY_REASONS = [
-  'Missing SKU', 'Missing price', 'Invalid price', 'Missing title and images', 'Missing title', 'Missing images', 'Missing category',
+  'Missing SKU',
+  'Missing price',
+  'Invalid price',
+  'Missing title and images',
+  'Missing title',
+  'Missing images',
+  'Missing category',
 ] as const;
 export type QualityReason = (typeof QUALITY_REASONS)[number];
 
 export const MISSING_SKU: QualityReason = 'Missing SKU';
 
-export const IMAGE_FIELDS = ['Image URL 1', 'Image URL 2', 'Image URL 3', 'Image URL 4', 'Image URL 5', 'Image URL 6'] as const;
-
-// Non-negative decimal, '.' as separator, at most 4 decimals (CONTRACT §6: `49`, `49.90`).
-const VALID_PRICE = /^\d+(\.\d{1,4})?$/;
-
 function isBlank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-}
-
-export function isValidPrice(value: string): boolean {
-  return VALID_PRICE.test(value.trim());
 }
 
 /** The checks that run on every stored product; an empty list means the product passes. */
@@ -35,19 +36,15 @@ export function qualityProblems(fields: Record<string, unknown>): QualityReason[
   return problems;
 }
 
-export const PRODUCT_STATUSES = ['new', 'active', 'problem', 'inactive', 'draft', 'under review'] as const;
-export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
-/** `problem` is set only by the checks, never by a caller. */
-export const SETTABLE_STATUSES: readonly ProductStatus[] = ['new', 'active', 'inactive', 'draft', 'under review'];
-/** Statuses shown in search, visual search, collections and complementary results. */
-export const VISIBLE_STATUSES: readonly ProductStatus[] = ['new', 'active'];
-
 /**
  * The status after a write (CONTRACT §6). `problem` replaces only new and active; a fixed problem
  * product returns to new; asking for active while failing the checks fails the item.
  */
-export function resolveStatus(input: { existing?: ProductStatus; requested?: ProductStatus; problems: readonly string[] }):
-  { status: ProductStatus } | { failure: 'quality_check_failed' } {
+export function resolveStatus(input: {
+  existing?: ProductStatus;
+  requested?: ProductStatus;
+  problems: readonly string[];
+}): { status: ProductStatus } | { failure: 'quality_check_failed' } {
   const { existing, requested, problems } = input;
   const base: ProductStatus = requested ?? (existing === undefined || existing === 'problem' ? 'new' : existing);
   if (problems.length === 0) return { status: base };

@@ -6,29 +6,55 @@ import type { RecommendationsService } from './recommendations.service.js';
 
 export const ComplementaryQuery = Type.Object({
   store_uuid: Type.String(),
-  product_code: Type.String({ minLength: 1, description: 'the source product (any status; only new/active products are recommended)' }),
+  product_code: Type.String({
+    minLength: 1,
+    description: 'the source product (any status; only new/active products are recommended)',
+  }),
   limit: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'products per category' }),
 });
 
 export const Complementary = Type.Object({
-  categories: Type.Array(Type.Object({
-    title: Type.String({ description: 'the complementary category group, upper case (e.g. BOTTOMWEAR); never the source product\'s own' }),
-    products: Type.Array(Type.Object({
-      product_code: Type.String(), title: Type.String(), category: Type.String(), price: Type.Union([Type.Number(), Type.Null()]),
-      currency: Type.String(), image_url: Type.String(), score: Type.Number({ description: 'in (0, 1]: 0.3 usage + 0.3 colour + 0.25 price band + 0.15 season; pinned complements 1' }),
-    })),
-  }), { maxItems: 8 }),
+  categories: Type.Array(
+    Type.Object({
+      title: Type.String({
+        description: "the complementary category group, upper case (e.g. BOTTOMWEAR); never the source product's own",
+      }),
+      products: Type.Array(
+        Type.Object({
+          product_code: Type.String(),
+          title: Type.String(),
+          category: Type.String(),
+          price: Type.Union([Type.Number(), Type.Null()]),
+          currency: Type.String(),
+          image_url: Type.String(),
+          score: Type.Number({
+            description: 'in (0, 1]: 0.3 usage + 0.3 colour + 0.25 price band + 0.15 season; pinned complements 1',
+          }),
+        }),
+      ),
+    }),
+    { maxItems: 8 },
+  ),
 });
 
-export const recommendationsRoutes: FastifyPluginAsyncTypebox<{ recommendations: RecommendationsService }> = async (app, { recommendations }) => {
-  app.get('/complementary', {
-    config: { storeScoped: true },
-    schema: {
-      tags: ['recommendations'],
-      summary: 'Complete the look: complementary products grouped by category',
-      description: 'Categories come from the store\'s taxonomy (PUT /admin/v1/stores/{store_uuid}/complements; a fashion taxonomy by default), at most 8, pinned complements first. Within a category: same department or Unisex only, never formal/party/ethnic with sports/home, then products with images first, then by the documented score, then product_code.',
-      querystring: ComplementaryQuery,
-      response: { 200: Envelope(Complementary), ...standardErrors() },
+export const recommendationsRoutes: FastifyPluginAsyncTypebox<{ recommendations: RecommendationsService }> = async (
+  app,
+  { recommendations },
+) => {
+  app.get(
+    '/complementary',
+    {
+      config: { storeScoped: true },
+      schema: {
+        tags: ['recommendations'],
+        summary: 'Complete the look: complementary products grouped by category',
+        description:
+          "Categories come from the store's taxonomy (PUT /admin/v1/stores/{store_uuid}/complements; a fashion taxonomy by default), at most 8, pinned complements first. Within a category: same department or Unisex only, never formal/party/ethnic with sports/home, then products with images first, then by the documented score, then product_code.",
+        querystring: ComplementaryQuery,
+        response: { 200: Envelope(Complementary), ...standardErrors() },
+      },
     },
-  }, async (request) => ok(request, await recommendations.complementary(request.store, request.query.product_code, request.query.limit)));
+    async (request) =>
+      ok(request, await recommendations.complementary(request.store, request.query.product_code, request.query.limit)),
+  );
 };

@@ -2,7 +2,16 @@ import { analyze, rawTokens } from '../../search/analyzer.js';
 import type { IndexedDoc } from '../../search/text-index.js';
 
 // Fields that are not words a shopper types: codes, prices, links, the status.
-const NOT_TEXT = new Set(['product_code', 'parent_code', 'Selling Price', 'Currency', 'Status', 'Product Name', 'Category', 'Sub Category']);
+const NOT_TEXT = new Set([
+  'product_code',
+  'parent_code',
+  'Selling Price',
+  'Currency',
+  'Status',
+  'Product Name',
+  'Category',
+  'Sub Category',
+]);
 
 /** What the text index stores for a product: title and category weigh more than the other attributes. */
 export function documentFor(productCode: string, attributes: Record<string, unknown>): IndexedDoc {
@@ -10,7 +19,8 @@ export function documentFor(productCode: string, attributes: Record<string, unkn
   const title = text(attributes['Product Name']);
   const other: string[] = [];
   for (const [name, value] of Object.entries(attributes)) {
-    if (NOT_TEXT.has(name) || /^Image URL/i.test(name) || typeof value !== 'string' || /^https?:\/\//i.test(value)) continue;
+    if (NOT_TEXT.has(name) || /^Image URL/i.test(name) || typeof value !== 'string' || /^https?:\/\//i.test(value))
+      continue;
     other.push(value);
   }
   const category = `${text(attributes.Category)} ${text(attributes['Sub Category'])}`;

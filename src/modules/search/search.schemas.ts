@@ -2,22 +2,31 @@ import { Type } from '@sinclair/typebox';
 
 export const SearchQuery = Type.Object({
   store_uuid: Type.String(),
-  query: Type.Optional(Type.String({ maxLength: 1000, description: 'search text (alias q); empty or whitespace: 422' })),
+  query: Type.Optional(
+    Type.String({ maxLength: 1000, description: 'search text (alias q); empty or whitespace: 422' }),
+  ),
   q: Type.Optional(Type.String({ maxLength: 1000, description: 'alias of query' })),
   offset: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 });
 
-export const SearchResults = Type.Array(Type.Object({
-  product_code: Type.String(),
-  title: Type.String(),
-  score: Type.Number({
-    description: 'in (0, 1], best first; 1 = exact product_code or parent_code; otherwise (tier + r/(r+1))/4 with tier 2 for the words as a phrase in the title, 1 for all words, 0 for some, r the engine relevance (title and category weighted above other attributes). Equal scores are ordered by product_code.',
+export const SearchResults = Type.Array(
+  Type.Object({
+    product_code: Type.String(),
+    title: Type.String(),
+    score: Type.Number({
+      description:
+        'in (0, 1], best first; 1 = exact product_code or parent_code; otherwise (tier + r/(r+1))/4 with tier 2 for the words as a phrase in the title, 1 for all words, 0 for some, r the engine relevance (title and category weighted above other attributes). Equal scores are ordered by product_code.',
+    }),
   }),
-}));
+);
 
-export const SynonymsBody = Type.Object({
-  synonyms: Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 2 }), {
-    description: 'groups of equivalent terms, e.g. [["tee", "t-shirt"], ["sneakers", "sports shoes"]]; applied at query time',
-  }),
-}, { additionalProperties: false });
+export const SynonymsBody = Type.Object(
+  {
+    synonyms: Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 2 }), {
+      description:
+        'groups of equivalent terms, e.g. [["tee", "t-shirt"], ["sneakers", "sports shoes"]]; applied at query time',
+    }),
+  },
+  { additionalProperties: false },
+);

@@ -1,16 +1,25 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { InvalidInputError } from '../../errors.js';
-import { analyzeSynonyms, containsPhrase, planQuery, relaxations, type SynonymGroups } from '../../search/query-plan.js';
+import { BoundedCache } from '../../storage/bounded-cache.js';
+import {
+  analyzeSynonyms,
+  containsPhrase,
+  planQuery,
+  relaxations,
+  type SynonymGroups,
+} from '../../search/query-plan.js';
 import type { TextHit, TextIndex } from '../../search/text-index.js';
 import { TypoIndex } from '../../search/typo-index.js';
-import { VISIBLE_STATUSES } from '../products/quality-checks.js';
+import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import type { SearchIndexer } from './search-indexer.js';
+import * as repo from './search.repository.js';
 
-export interface SearchResult { product_code: string; title: string; score: number }
-
-/** Read-your-writes: a query first indexes up to this many pending changes of its store inline. */
-const INLINE_CATCH_UP = 500;
+export interface SearchResult {
+  product_code: string;
+  title: string;
+  score: number;
+}
 
 /**
  * Score in (0, 1], best first (documented in the OpenAPI description):
@@ -23,22 +32,46 @@ export function shapeScore(tier: number, relevance: number): number {
   return Math.max((tier + r / (r + 1)) / 4, 1e-6);
 }
 
+interface VocabularyEntry {
+  seq: number;
+  index: TypoIndex;
+  terms: number;
+}
+
+/** Rough bytes a vocabulary term costs in memory (the term, its deletion neighbourhood, map entries). */
+const BYTES_PER_TERM = 600;
+
 export class SearchService {
-  readonly #vocabularies = new Map<string, { seq: number; index: TypoIndex }>();
+  /** Per-store typo vocabularies, bounded by memory (least recently used evicted, rebuilt from search_vocab on demand). */
+  readonly #vocabularies: BoundedCache<VocabularyEntry>;
   readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
 
-  constructor(private readonly storage: StorageHandle, private readonly index: TextIndex, private readonly indexer: SearchIndexer) {}
+  constructor(
+    private readonly storage: StorageHandle,
+    private readonly index: TextIndex,
+    private readonly indexer: SearchIndexer,
+    private readonly products: ProductsReadPort,
+    options: { vocabularyBytes: number },
+  ) {
+    this.#vocabularies = new BoundedCache(
+      'search.vocabulary',
+      options.vocabularyBytes,
+      (entry) => 256 + entry.terms * BYTES_PER_TERM,
+    );
+  }
 
   /** The store's vocabulary, extended with the terms indexed since this process last looked. */
   async #vocabulary(storeId: string): Promise<TypoIndex> {
     let entry = this.#vocabularies.get(storeId);
-    if (!entry) { entry = { seq: -1, index: new TypoIndex() }; this.#vocabularies.set(storeId, entry); }
-    const rows = await this.storage.db.selectFrom('search_vocab').select(['term', 'df', 'seq'])
-      .where('store_id', '=', storeId).where('seq', '>', entry.seq).execute();
+    if (!entry) entry = { seq: -1, index: new TypoIndex(), terms: 0 };
+    const rows = await repo.vocabularySince(this.storage.db, storeId, entry.seq);
     for (const row of rows) {
       entry.index.add(row.term, Number(row.df));
       if (Number(row.seq) > entry.seq) entry.seq = Number(row.seq);
     }
+    entry.terms += rows.length;
+    // Set again: the entry may have grown (re-weighed) or have been evicted meanwhile.
+    this.#vocabularies.set(storeId, entry);
     return entry.index;
   }
 
@@ -54,18 +87,14 @@ export class SearchService {
   async search(store: Store, input: { query: string; offset: number; limit: number }): Promise<SearchResult[]> {
     const query = input.query.trim();
     if (query === '') throw new InvalidInputError("query parameter 'query' must not be empty", 'query');
-    const lag = await this.indexer.lag(store.id);
-    if (lag > 0 && lag <= INLINE_CATCH_UP) await this.indexer.catchUp(store.id);
+    await this.indexer.follower.readYourWrites(store.id);
 
     const wanted = input.offset + input.limit;
     const results = new Map<string, SearchResult>();
     // An exact product or parent code ranks first.
-    // Two lookups rather than one OR, so each uses its index.
-    const byCode = (column: 'product_code' | 'parent_code') => this.storage.db.selectFrom('products').select(['product_code', 'title'])
-      .where('store_id', '=', store.id).where(column, '=', query).where('status', 'in', [...VISIBLE_STATUSES])
-      .orderBy('product_code').limit(wanted).execute();
-    const exact = [...await byCode('product_code'), ...await byCode('parent_code')];
-    for (const row of exact) results.set(row.product_code, { product_code: row.product_code, title: row.title ?? row.product_code, score: 1 });
+    for (const hit of await this.products.visibleByExactCode(store.id, query, wanted)) {
+      results.set(hit.code, { product_code: hit.code, title: hit.title, score: 1 });
+    }
 
     // A query ending in a space has a finished last word; otherwise the last word may be cut short.
     const vocabulary = await this.#vocabulary(store.id);
@@ -92,20 +121,19 @@ export class SearchService {
       for (const hit of await this.#visible(store.id, scored)) results.set(hit.product_code, hit);
     }
     return [...results.values()]
-      .sort((a, b) => b.score - a.score || (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0))
+      .sort(
+        (a, b) => b.score - a.score || (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0),
+      )
       .slice(input.offset, wanted);
   }
 
   /** Drops hits whose product was deleted or hidden after it was indexed (the index follows within a moment). */
   async #visible(storeId: string, hits: SearchResult[]): Promise<SearchResult[]> {
     if (hits.length === 0) return hits;
-    const visible = new Set<string>();
-    for (let i = 0; i < hits.length; i += 500) {
-      const rows = await this.storage.db.selectFrom('products').select('product_code')
-        .where('store_id', '=', storeId).where('status', 'in', [...VISIBLE_STATUSES])
-        .where('product_code', 'in', hits.slice(i, i + 500).map((h) => h.product_code)).execute();
-      for (const row of rows) visible.add(row.product_code);
-    }
+    const visible = await this.products.visibleCodes(
+      storeId,
+      hits.map((hit) => hit.product_code),
+    );
     return hits.filter((hit) => visible.has(hit.product_code));
   }
 }

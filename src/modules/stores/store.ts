@@ -37,7 +37,8 @@ export function storeFromRow(row: Selectable<StoresTable>): Store {
     taxonomy: row.taxonomy,
     linkedStoreId: row.linked_store_id,
     get mappingProfile() {
-      if (profile === undefined) profile = row.mapping_profile === null ? null : (JSON.parse(row.mapping_profile) as MappingProfile);
+      if (profile === undefined)
+        profile = row.mapping_profile === null ? null : (JSON.parse(row.mapping_profile) as MappingProfile);
       return profile;
     },
     synonyms: row.synonyms ? (JSON.parse(row.synonyms) as string[][]) : [],

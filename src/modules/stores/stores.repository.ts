@@ -1,82 +1,135 @@
 import type { Insertable } from 'kysely';
-import type { Executor, StorageHandle } from '../../storage/database.js';
+import type { Db, StorageHandle } from '../../storage/database.js';
 import { reusableQuery } from '../../storage/reusable-query.js';
 import type { StoresTable } from '../../storage/schema.js';
 
-export function findWorkspaceByName(db: Executor, name: string) {
+export function findWorkspaceByName(db: Db, name: string) {
   return db.selectFrom('workspaces').selectAll().where('name', '=', name).executeTakeFirst();
 }
 
-export function findWorkspaceById(db: Executor, id: string) {
+export function findWorkspaceById(db: Db, id: string) {
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertWorkspace(db: Executor, row: { id: string; name: string; created_at: string }) {
+export async function insertWorkspace(db: Db, row: { id: string; name: string; created_at: string }) {
   await db.insertInto('workspaces').values(row).execute();
 }
 
-export function listWorkspaces(db: Executor) {
+export function listWorkspaces(db: Db) {
   return db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id').execute();
 }
 
-export async function insertStore(db: Executor, row: Insertable<StoresTable>) {
+export async function insertStore(db: Db, row: Insertable<StoresTable>) {
   await db.insertInto('stores').values(row).execute();
 }
 
-export function findStoreById(db: Executor, id: string) {
+export function findStoreById(db: Db, id: string) {
   return db.selectFrom('stores').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The tenancy check: a store is found only inside the caller's workspace. */
-export function findStoreInWorkspace(db: Executor, workspaceId: string, id: string) {
-  return db.selectFrom('stores').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+export function findStoreInWorkspace(db: Db, workspaceId: string, id: string) {
+  return db
+    .selectFrom('stores')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
 }
 
-export function listStores(db: Executor) {
+export function listStores(db: Db) {
   return db.selectFrom('stores').selectAll().orderBy('created_at').orderBy('id').execute();
 }
 
-export async function updateSynonyms(db: Executor, storeId: string, synonyms: string) {
+export async function updateSynonyms(db: Db, storeId: string, synonyms: string) {
   await db.updateTable('stores').set({ synonyms }).where('id', '=', storeId).execute();
 }
 
-export async function updateMappingProfile(db: Executor, storeId: string, profile: string | null) {
-  const result = await db.updateTable('stores').set({ mapping_profile: profile }).where('id', '=', storeId).executeTakeFirst();
+export async function updateMappingProfile(db: Db, storeId: string, profile: string | null) {
+  const result = await db
+    .updateTable('stores')
+    .set({ mapping_profile: profile })
+    .where('id', '=', storeId)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function insertToken(db: Executor, row: { id: string; workspace_id: string; token_hash: string; created_at: string }) {
-  await db.insertInto('api_tokens').values({ ...row, revoked_at: null }).execute();
+export async function insertToken(
+  db: Db,
+  row: { id: string; workspace_id: string; token_hash: string; created_at: string },
+) {
+  await db
+    .insertInto('api_tokens')
+    .values({ ...row, revoked_at: null })
+    .execute();
 }
 
-export function findActiveTokenByHash(db: Executor, tokenHash: string) {
-  return db.selectFrom('api_tokens').select(['id', 'workspace_id', 'token_hash'])
-    .where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).executeTakeFirst();
+export function findActiveTokenByHash(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'workspace_id', 'token_hash'])
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /**
  * The per-request lookup: an active token and, in the same query, the named store when it belongs
  * to the token's workspace (null otherwise, so foreign and unknown stores look the same).
  */
-const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) => db.selectFrom('api_tokens as t')
-  .leftJoin('stores as s', (join) => join.on('s.id', '=', p.storeId).onRef('s.workspace_id', '=', 't.workspace_id'))
-  .select([
-    't.id as token_id', 't.workspace_id as token_workspace_id', 't.token_hash',
-    's.id', 's.workspace_id', 's.name', 's.website', 's.countries', 's.channels', 's.default_channel', 's.taxonomy',
-    's.linked_store_id', 's.mapping_profile', 's.change_seq', 's.created_at', 's.synonyms', 's.complements',
-  ])
-  .where('t.token_hash', '=', p.tokenHash).where('t.revoked_at', 'is', null));
+const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) =>
+  db
+    .selectFrom('api_tokens as t')
+    .leftJoin('stores as s', (join) => join.on('s.id', '=', p.storeId).onRef('s.workspace_id', '=', 't.workspace_id'))
+    .select([
+      't.id as token_id',
+      't.workspace_id as token_workspace_id',
+      't.token_hash',
+      's.id',
+      's.workspace_id',
+      's.name',
+      's.website',
+      's.countries',
+      's.channels',
+      's.default_channel',
+      's.taxonomy',
+      's.linked_store_id',
+      's.mapping_profile',
+      's.change_seq',
+      's.created_at',
+      's.synonyms',
+      's.complements',
+    ])
+    .where('t.token_hash', '=', p.tokenHash)
+    .where('t.revoked_at', 'is', null),
+);
 
 export async function findActiveTokenWithStore(storage: StorageHandle, tokenHash: string, storeId: string) {
   return (await tokenWithStoreQuery(storage, { storeId, tokenHash }))[0];
 }
 
-export async function revokeToken(db: Executor, tokenId: string, at: string) {
-  const result = await db.updateTable('api_tokens').set({ revoked_at: at })
-    .where('id', '=', tokenId).where('revoked_at', 'is', null).executeTakeFirst();
+export async function revokeToken(db: Db, tokenId: string, at: string) {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: at })
+    .where('id', '=', tokenId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export function findToken(db: Executor, tokenId: string) {
+export function findToken(db: Db, tokenId: string) {
   return db.selectFrom('api_tokens').select(['id', 'revoked_at']).where('id', '=', tokenId).executeTakeFirst();
+}
+
+export async function updateComplements(db: Db, storeId: string, complements: string | null) {
+  await db.updateTable('stores').set({ complements }).where('id', '=', storeId).execute();
+}
+
+/** Locks the store row (holding the store's writers back) and returns its change sequence. */
+export async function lockChangeSequence(db: Db, storeId: string): Promise<number> {
+  const row = await db.dialect
+    .lockRows(db.selectFrom('stores').select('change_seq').where('id', '=', storeId))
+    .executeTakeFirstOrThrow();
+  return Number(row.change_seq);
 }

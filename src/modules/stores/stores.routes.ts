@@ -5,13 +5,17 @@ import type { StoresService } from './stores.service.js';
 import { StoreDetailsSchema } from './stores.schemas.js';
 
 export const storesRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService }> = async (app, { stores }) => {
-  app.get('/stores', {
-    config: { storeScoped: true },
-    schema: {
-      tags: ['stores'],
-      summary: 'Retrieve store details',
-      querystring: StoreUuidQuery,
-      response: { 200: Envelope(StoreDetailsSchema), ...standardErrors() },
+  app.get(
+    '/stores',
+    {
+      config: { storeScoped: true },
+      schema: {
+        tags: ['stores'],
+        summary: 'Retrieve store details',
+        querystring: StoreUuidQuery,
+        response: { 200: Envelope(StoreDetailsSchema), ...standardErrors() },
+      },
     },
-  }, async (request) => ok(request, await stores.describeStore(request.store)));
+    async (request) => ok(request, await stores.describeStore(request.store)),
+  );
 };

@@ -6,7 +6,9 @@ export const StoreDetailsSchema = Type.Object({
   linked_store_id: Type.Union([Type.String(), Type.Null()]),
   store_website: Type.Union([Type.String(), Type.Null()]),
   country: Type.Array(Type.String()),
-  channels: Type.Record(Type.String(), Type.Integer(), { description: 'channel code -> number of distinct parent_codes with at least one asset link on it' }),
+  channels: Type.Record(Type.String(), Type.Integer(), {
+    description: 'channel code -> number of distinct parent_codes with at least one asset link on it',
+  }),
   store_taxonomy: Type.String(),
 });
 
@@ -15,27 +17,57 @@ export const StoreListItemSchema = Type.Intersect([
   StoreDetailsSchema,
 ]);
 
-export const CreateStoreBody = Type.Object({
-  workspace_name: Type.Optional(Type.String({ minLength: 1, description: 'created when no workspace of that name exists' })),
-  workspace_id: Type.Optional(Type.String({ minLength: 1, description: 'alternative to workspace_name: an existing workspace' })),
-  name: Type.String({ minLength: 1 }),
-  website: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  country: Type.Optional(Type.Array(Type.String())),
-  channels: Type.Optional(Type.Array(Type.String(), { description: 'the first is the default channel; none: one channel "default"' })),
-  taxonomy: Type.Optional(Type.String({ minLength: 1 })),
-  linked_store_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-}, { additionalProperties: false });
+export const CreateStoreBody = Type.Object(
+  {
+    workspace_name: Type.Optional(
+      Type.String({ minLength: 1, description: 'created when no workspace of that name exists' }),
+    ),
+    workspace_id: Type.Optional(
+      Type.String({ minLength: 1, description: 'alternative to workspace_name: an existing workspace' }),
+    ),
+    name: Type.String({ minLength: 1 }),
+    website: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    country: Type.Optional(Type.Array(Type.String())),
+    channels: Type.Optional(
+      Type.Array(Type.String(), { description: 'the first is the default channel; none: one channel "default"' }),
+    ),
+    taxonomy: Type.Optional(Type.String({ minLength: 1 })),
+    linked_store_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
 
-export const CreatedStoreSchema = Type.Object({ workspace_id: Type.String(), store_uuid: Type.String(), api_token: Type.String({ description: 'shown once' }) });
-export const CreateWorkspaceBody = Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false });
-export const WorkspaceSchema = Type.Object({ workspace_id: Type.String(), name: Type.String(), created_at: Type.Optional(Type.String()) });
-export const CreateTokenBody = Type.Object({ workspace_id: Type.String({ minLength: 1 }) }, { additionalProperties: false });
-export const CreatedTokenSchema = Type.Object({ token_id: Type.String(), api_token: Type.String({ description: 'shown once' }) });
+export const CreatedStoreSchema = Type.Object({
+  workspace_id: Type.String(),
+  store_uuid: Type.String(),
+  api_token: Type.String({ description: 'shown once' }),
+});
+export const CreateWorkspaceBody = Type.Object(
+  { name: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+export const WorkspaceSchema = Type.Object({
+  workspace_id: Type.String(),
+  name: Type.String(),
+  created_at: Type.Optional(Type.String()),
+});
+export const CreateTokenBody = Type.Object(
+  { workspace_id: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+export const CreatedTokenSchema = Type.Object({
+  token_id: Type.String(),
+  api_token: Type.String({ description: 'shown once' }),
+});
 export const RevokedTokenSchema = Type.Object({ token_id: Type.String(), revoked: Type.Boolean() });
 export const TokenIdParams = Type.Object({ token_id: Type.String() });
 export const StoreUuidParams = Type.Object({ store_uuid: Type.String() });
 
 export const MappingProfileSchema = Type.Object({
-  fields: Type.Record(Type.String(), Type.String(), { description: 'incoming field name -> canonical field name; unnamed fields are kept as they are' }),
-  required: Type.Array(Type.String(), { description: 'canonical fields every item must carry (else the item fails with missing_required_field)' }),
+  fields: Type.Record(Type.String(), Type.String(), {
+    description: 'incoming field name -> canonical field name; unnamed fields are kept as they are',
+  }),
+  required: Type.Array(Type.String(), {
+    description: 'canonical fields every item must carry (else the item fails with missing_required_field)',
+  }),
 });

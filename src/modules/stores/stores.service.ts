@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { StorageHandle } from '../../storage/database.js';
+import type { Db, StorageHandle } from '../../storage/database.js';
+import { inTransaction } from '../../storage/transactions.js';
 import { InvalidInputError, NotFoundError, StoreNotFoundError } from '../../errors.js';
 import { isUniqueViolation } from '../../storage/sql-errors.js';
 import { defaultMappingProfile, parseMappingProfile, type MappingProfile } from '../products/mapping-profile.js';
@@ -17,9 +18,19 @@ export interface CreateStoreInput {
   linkedStoreId?: string | null;
 }
 
-export interface CreatedStore { workspace_id: string; store_uuid: string; api_token: string }
-export interface CreatedToken { token_id: string; api_token: string }
-export interface AuthContext { workspaceId: string; tokenId: string }
+export interface CreatedStore {
+  workspace_id: string;
+  store_uuid: string;
+  api_token: string;
+}
+export interface CreatedToken {
+  token_id: string;
+  api_token: string;
+}
+export interface AuthContext {
+  workspaceId: string;
+  tokenId: string;
+}
 
 /** Counts distinct parent codes with asset links per channel; the assets module provides it. */
 export type ChannelUsage = (store: Store) => Promise<Record<string, number>>;
@@ -30,23 +41,31 @@ const COUNTRY_CODE = /^[A-Z]{2}$/;
 function checkStoreInput(input: CreateStoreInput) {
   const workspaceName = input.workspaceName?.trim();
   if (!workspaceName) throw new InvalidInputError('workspace name must not be empty', 'workspace_name');
-  if (workspaceName.length > 200) throw new InvalidInputError('workspace name must be at most 200 characters', 'workspace_name');
+  if (workspaceName.length > 200)
+    throw new InvalidInputError('workspace name must be at most 200 characters', 'workspace_name');
   const name = input.name?.trim();
   if (!name) throw new InvalidInputError('store name must not be empty', 'name');
   if (name.length > 200) throw new InvalidInputError('store name must be at most 200 characters', 'name');
   let website: string | null = null;
   if (input.website) {
     let url: URL | undefined;
-    try { url = new URL(input.website); } catch { url = undefined; }
-    if (!url || !['http:', 'https:'].includes(url.protocol)) throw new InvalidInputError('website must be an absolute http(s) URL', 'website');
+    try {
+      url = new URL(input.website);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol))
+      throw new InvalidInputError('website must be an absolute http(s) URL', 'website');
     website = input.website;
   }
   const countries = (input.countries ?? []).map((c) => c.trim().toUpperCase());
   const badCountry = countries.find((c) => !COUNTRY_CODE.test(c));
-  if (badCountry !== undefined) throw new InvalidInputError(`country "${badCountry}" must be a two-letter ISO 3166 code`, 'country');
+  if (badCountry !== undefined)
+    throw new InvalidInputError(`country "${badCountry}" must be a two-letter ISO 3166 code`, 'country');
   const channels = input.channels && input.channels.length > 0 ? input.channels.map((c) => c.trim()) : ['default'];
   const badChannel = channels.find((c) => !CHANNEL_CODE.test(c));
-  if (badChannel !== undefined) throw new InvalidInputError(`channel "${badChannel}" must be 1-64 letters, digits, "_", "-" or "."`, 'channel');
+  if (badChannel !== undefined)
+    throw new InvalidInputError(`channel "${badChannel}" must be 1-64 letters, digits, "_", "-" or "."`, 'channel');
   if (new Set(channels).size !== channels.length) throw new InvalidInputError('channels must not repeat', 'channel');
   const taxonomy = (input.taxonomy ?? 'fashion').trim();
   if (!taxonomy) throw new InvalidInputError('taxonomy must not be empty', 'taxonomy');
@@ -60,38 +79,46 @@ export class StoresService {
   constructor(private readonly storage: StorageHandle) {}
 
   /** Lets the assets module fill `channels` in store details without this module knowing about assets. */
-  setChannelUsage(usage: ChannelUsage) { this.#channelUsage = usage; }
+  setChannelUsage(usage: ChannelUsage) {
+    this.#channelUsage = usage;
+  }
 
   async createStore(input: CreateStoreInput): Promise<CreatedStore> {
     const checked = checkStoreInput(input);
     const now = new Date().toISOString();
     const token = generateApiToken();
     const storeId = randomUUID();
-    const create = () => this.storage.db.transaction().execute(async (trx) => {
-      if (input.linkedStoreId && !(await repo.findStoreById(trx, input.linkedStoreId))) {
-        throw new InvalidInputError(`linked store ${input.linkedStoreId} does not exist`, 'linked_store');
-      }
-      let workspace = await repo.findWorkspaceByName(trx, checked.workspaceName);
-      if (!workspace) {
-        workspace = { id: randomUUID(), name: checked.workspaceName, created_at: now };
-        await repo.insertWorkspace(trx, workspace);
-      }
-      await repo.insertStore(trx, {
-        id: storeId,
-        workspace_id: workspace.id,
-        name: checked.name,
-        website: checked.website,
-        countries: JSON.stringify(checked.countries),
-        channels: JSON.stringify(checked.channels),
-        default_channel: checked.channels[0],
-        taxonomy: checked.taxonomy,
-        linked_store_id: input.linkedStoreId || null,
-        mapping_profile: JSON.stringify(defaultMappingProfile()),
-        created_at: now,
+    const create = () =>
+      inTransaction(this.storage, async (trx) => {
+        if (input.linkedStoreId && !(await repo.findStoreById(trx, input.linkedStoreId))) {
+          throw new InvalidInputError(`linked store ${input.linkedStoreId} does not exist`, 'linked_store');
+        }
+        let workspace = await repo.findWorkspaceByName(trx, checked.workspaceName);
+        if (!workspace) {
+          workspace = { id: randomUUID(), name: checked.workspaceName, created_at: now };
+          await repo.insertWorkspace(trx, workspace);
+        }
+        await repo.insertStore(trx, {
+          id: storeId,
+          workspace_id: workspace.id,
+          name: checked.name,
+          website: checked.website,
+          countries: JSON.stringify(checked.countries),
+          channels: JSON.stringify(checked.channels),
+          default_channel: checked.channels[0],
+          taxonomy: checked.taxonomy,
+          linked_store_id: input.linkedStoreId || null,
+          mapping_profile: JSON.stringify(defaultMappingProfile()),
+          created_at: now,
+        });
+        await repo.insertToken(trx, {
+          id: randomUUID(),
+          workspace_id: workspace.id,
+          token_hash: hashApiToken(token),
+          created_at: now,
+        });
+        return { workspace_id: workspace.id, store_uuid: storeId, api_token: token };
       });
-      await repo.insertToken(trx, { id: randomUUID(), workspace_id: workspace.id, token_hash: hashApiToken(token), created_at: now });
-      return { workspace_id: workspace.id, store_uuid: storeId, api_token: token };
-    });
     try {
       return await create();
     } catch (error) {
@@ -103,10 +130,12 @@ export class StoresService {
 
   async listStores(): Promise<Array<StoreDetails & { store_uuid: string; default_channel: string }>> {
     const rows = await repo.listStores(this.storage.db);
-    return Promise.all(rows.map(async (row) => {
-      const store = storeFromRow(row);
-      return { store_uuid: store.id, default_channel: store.defaultChannel, ...(await this.describeStore(store)) };
-    }));
+    return Promise.all(
+      rows.map(async (row) => {
+        const store = storeFromRow(row);
+        return { store_uuid: store.id, default_channel: store.defaultChannel, ...(await this.describeStore(store)) };
+      }),
+    );
   }
 
   async listWorkspaces() {
@@ -130,7 +159,12 @@ export class StoresService {
     }
     const token = generateApiToken();
     const id = randomUUID();
-    await repo.insertToken(this.storage.db, { id, workspace_id: workspaceId, token_hash: hashApiToken(token), created_at: new Date().toISOString() });
+    await repo.insertToken(this.storage.db, {
+      id,
+      workspace_id: workspaceId,
+      token_hash: hashApiToken(token),
+      created_at: new Date().toISOString(),
+    });
     return { token_id: id, api_token: token };
   }
 
@@ -154,7 +188,10 @@ export class StoresService {
    * Resolves a token and, in one lookup, the store the request names (when it is in the token's
    * workspace). `store` is null for a foreign or unknown store, undefined when none was named.
    */
-  async authenticateForStore(token: string, storeUuid: string | undefined): Promise<{ auth: AuthContext; store: Store | null | undefined } | undefined> {
+  async authenticateForStore(
+    token: string,
+    storeUuid: string | undefined,
+  ): Promise<{ auth: AuthContext; store: Store | null | undefined } | undefined> {
     if (storeUuid === undefined) {
       const auth = await this.authenticate(token);
       return auth && { auth, store: undefined };
@@ -207,8 +244,19 @@ export class StoresService {
   /** Replaces a store's synonym groups (text search applies them at query time). */
   async setSynonyms(storeUuid: string, input: unknown): Promise<{ synonyms: string[][] }> {
     const groups = (input as { synonyms?: unknown } | null)?.synonyms;
-    if (!Array.isArray(groups) || groups.some((g) => !Array.isArray(g) || g.length < 2 || g.some((t) => typeof t !== 'string' || t.trim() === '' || t.length > 100))) {
-      throw new InvalidInputError('synonyms must be an array of groups, each an array of at least two non-empty terms (at most 100 characters)', 'synonyms');
+    if (
+      !Array.isArray(groups) ||
+      groups.some(
+        (g) =>
+          !Array.isArray(g) ||
+          g.length < 2 ||
+          g.some((t) => typeof t !== 'string' || t.trim() === '' || t.length > 100),
+      )
+    ) {
+      throw new InvalidInputError(
+        'synonyms must be an array of groups, each an array of at least two non-empty terms (at most 100 characters)',
+        'synonyms',
+      );
     }
     if (groups.length > 10_000) throw new InvalidInputError('at most 10,000 synonym groups', 'synonyms');
     await this.getStore(storeUuid);
@@ -221,6 +269,16 @@ export class StoresService {
     const store = await this.getStore(storeUuid);
     if (!store.mappingProfile) throw new NotFoundError('mapping profile not found', 'mapping');
     return store.mappingProfile;
+  }
+
+  /** Stores a store's complement taxonomy (JSON; null for the shipped one). The recommendations module owns its meaning. */
+  async setComplementsTaxonomy(storeId: string, taxonomy: string | null): Promise<void> {
+    await repo.updateComplements(this.storage.db, storeId, taxonomy);
+  }
+
+  /** In the caller's transaction: locks the store row and returns its change sequence (a rebuild that must match one sequence). */
+  lockChangeSequence(trx: Db, storeId: string): Promise<number> {
+    return repo.lockChangeSequence(trx, storeId);
   }
 
   async removeMappingProfile(storeUuid: string): Promise<void> {

@@ -1,16 +1,30 @@
-import type { Executor, StorageHandle } from '../../storage/database.js';
-import { ChangeFollower, type FollowedChange } from '../../changes/change-follower.js';
-import type { ChangeFeed } from '../../changes/change-feed.js';
+import type { Db, StorageHandle } from '../../storage/database.js';
+import { ChangeFollower, type FollowedChange } from '../../jobs/change-follower.js';
+import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { WorkerErrorLog } from '../../jobs/workers.js';
+import type { ProductsReadPort } from '../products/products.read-port.js';
+import type { AssetsService } from '../assets/assets.service.js';
+import * as repo from './visual.repository.js';
 
 const IMAGE_FIELD = /^Image URL \d+$/;
 
-export interface ImageRef { ownerKind: 'product' | 'asset'; ownerKey: string; slot: string; url: string }
+export interface ImageRef {
+  ownerKind: 'product' | 'asset';
+  ownerKey: string;
+  slot: string;
+  url: string;
+}
 
 /** A product's `Image URL n` fields (non-empty strings) as image references. */
 export function productImageRefs(productCode: string, attributes: Record<string, unknown>): ImageRef[] {
   return Object.entries(attributes)
     .filter(([field, value]) => IMAGE_FIELD.test(field) && typeof value === 'string' && value.trim() !== '')
-    .map(([field, value]) => ({ ownerKind: 'product', ownerKey: productCode, slot: field, url: (value as string).trim() }));
+    .map(([field, value]) => ({
+      ownerKind: 'product',
+      ownerKey: productCode,
+      slot: field,
+      url: (value as string).trim(),
+    }));
 }
 
 /**
@@ -20,72 +34,58 @@ export function productImageRefs(productCode: string, attributes: Record<string,
  * vector. Each distinct URL of a store is fetched and embedded once, however many products show it.
  */
 export class ImageCatalog {
-  readonly #follower: ChangeFollower;
-  #onQueued: () => void = () => {};
+  /** Worker `visual.catalog`; wakes the image worker whenever it queued something. */
+  readonly follower: ChangeFollower;
 
-  constructor(private readonly storage: StorageHandle, changes: ChangeFeed) {
-    this.#follower = new ChangeFollower(storage, changes, 'images', (trx, storeId, batch) => this.#apply(trx, storeId, batch));
+  constructor(
+    storage: StorageHandle,
+    changes: ChangeFeed,
+    private readonly products: ProductsReadPort,
+    private readonly assets: AssetsService,
+    onError?: WorkerErrorLog,
+  ) {
+    this.follower = new ChangeFollower(
+      storage,
+      changes,
+      'images',
+      (trx, storeId, batch) => this.#apply(trx, storeId, batch),
+      {
+        name: 'visual.catalog',
+        onError,
+      },
+    );
   }
 
-  /** Called after new images were queued (the local worker starts at once instead of at its next poll). */
-  onQueued(listener: () => void) { this.#onQueued = listener; }
-
-  lag(storeId: string) { return this.#follower.lag(storeId); }
-  async catchUp(storeId: string) {
-    const applied = await this.#follower.catchUp(storeId);
-    if (applied > 0) this.#onQueued();
-    return applied;
+  /** Called after changes were applied (new images may wait): the local image worker starts at once. */
+  onQueued(listener: () => void) {
+    this.follower.onApplied(() => listener());
   }
-  start(intervalMs = 200, onError?: (error: unknown) => void) {
-    this.#follower.start(intervalMs, onError);
-  }
-  stop() { return this.#follower.stop(); }
 
-  async #apply(trx: Executor, storeId: string, batch: FollowedChange[]) {
+  catchUp(storeId: string) {
+    return this.follower.catchUp(storeId);
+  }
+
+  async #apply(trx: Db, storeId: string, batch: FollowedChange[]) {
     const productCodes = [...new Set(batch.filter((c) => c.entity === 'product').map((c) => c.key))];
     const parentCodes = [...new Set(batch.filter((c) => c.entity === 'asset').map((c) => c.key))];
     if (productCodes.length === 0 && parentCodes.length === 0) return;
     const wanted: ImageRef[] = [];
-    for (let i = 0; i < productCodes.length; i += 500) {
-      const rows = await trx.selectFrom('products').select(['product_code', 'attributes'])
-        .where('store_id', '=', storeId).where('product_code', 'in', productCodes.slice(i, i + 500)).execute();
-      for (const row of rows) wanted.push(...productImageRefs(row.product_code, JSON.parse(row.attributes) as Record<string, unknown>));
-    }
-    for (let i = 0; i < parentCodes.length; i += 500) {
-      const rows = await trx.selectFrom('asset_links').select(['parent_code', 'asset_id', 'url'])
-        .where('store_id', '=', storeId).where('asset_type', '=', 'image').where('parent_code', 'in', parentCodes.slice(i, i + 500)).execute();
-      for (const row of rows) wanted.push({ ownerKind: 'asset', ownerKey: row.parent_code, slot: row.asset_id, url: row.url });
+    for (const product of await this.products.attributesByCodes(storeId, productCodes, trx))
+      wanted.push(...productImageRefs(product.code, product.attributes));
+    for (const link of await this.assets.imageLinksOf(trx, storeId, parentCodes)) {
+      wanted.push({ ownerKind: 'asset', ownerKey: link.parent_code, slot: link.asset_id, url: link.url });
     }
     // An asset id is linked per channel: keep one reference per (parent, asset).
-    const unique = new Map(wanted.map((ref) => [`${ref.ownerKind}\u0000${ref.ownerKey}\u0000${ref.slot}`, ref]));
-
-    const released = new Set<string>();
-    for (const [kind, keys] of [['product', productCodes], ['asset', parentCodes]] as const) {
-      for (let i = 0; i < keys.length; i += 500) {
-        const old = await trx.deleteFrom('image_refs').where('store_id', '=', storeId).where('owner_kind', '=', kind)
-          .where('owner_key', 'in', keys.slice(i, i + 500)).returning('url').execute();
-        for (const { url } of old) released.add(url);
-      }
-    }
-    const refs = [...unique.values()];
-    const now = new Date().toISOString();
-    const chunk = Math.floor(this.storage.dialect.maxParameters / 12);
-    for (let i = 0; i < refs.length; i += chunk) {
-      const part = refs.slice(i, i + chunk);
-      await trx.insertInto('image_refs').values(part.map((r) => ({ store_id: storeId, owner_kind: r.ownerKind, owner_key: r.ownerKey, slot: r.slot, url: r.url }))).execute();
-      const urls = [...new Set(part.map((r) => r.url))];
-      await trx.insertInto('images').values(urls.map((url) => ({ store_id: storeId, url, state: 'pending', run_after: now, updated_at: now })))
-        .onConflict((oc) => oc.columns(['store_id', 'url']).doNothing()).execute();
-    }
+    const refs = [
+      ...new Map(wanted.map((ref) => [`${ref.ownerKind}\u0000${ref.ownerKey}\u0000${ref.slot}`, ref])).values(),
+    ];
+    const released = new Set([
+      ...(await repo.releaseRefs(trx, storeId, 'product', productCodes)),
+      ...(await repo.releaseRefs(trx, storeId, 'asset', parentCodes)),
+    ]);
+    await repo.addRefs(trx, storeId, refs, new Date().toISOString());
     for (const ref of refs) released.delete(ref.url);
     // Released URLs still referenced by another owner stay; the rest go with their vectors.
-    const candidates = [...released];
-    for (let i = 0; i < candidates.length; i += 500) {
-      const part = candidates.slice(i, i + 500);
-      const kept = await trx.selectFrom('image_refs').select('url').distinct().where('store_id', '=', storeId).where('url', 'in', part).execute();
-      const keep = new Set(kept.map((k) => k.url));
-      const orphans = part.filter((url) => !keep.has(url));
-      if (orphans.length > 0) await trx.deleteFrom('images').where('store_id', '=', storeId).where('url', 'in', orphans).execute();
-    }
+    await repo.deleteOrphans(trx, storeId, [...released]);
   }
 }

@@ -3,9 +3,11 @@ import { FetchFailedError, FetchTimeoutError, fetchToBuffer, HttpStatusError } f
 import type { VisionClient } from '../../vision/vision-client.js';
 import { quantize } from '../../vision/quantize.js';
 import type { ClaimedImage, ImageJobs, ImageOutcome } from './image-jobs.js';
+import type { BackgroundWorker, WorkerStatus } from '../../jobs/workers.js';
+import { MAX_IMAGE_BYTES } from '../../catalog/limits.js';
 
 /** CONTRACT §8: catalogue images are fetched within 10 MB and 10 s, through at most 3 redirects. */
-export const IMAGE_FETCH_LIMITS = { maxBytes: 10 * 1024 * 1024, timeoutMs: 10_000, maxRedirects: 3 };
+export const IMAGE_FETCH_LIMITS = { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 10_000, maxRedirects: 3 };
 const BATCH = 16;
 
 /** Transient failures are retried with backoff; a refused address, a bad URL or a file that is not an image never will succeed. */
@@ -18,19 +20,29 @@ function isTransient(error: unknown) {
  * embeds them in the vision thread (never on the event loop), and stores the quantized vectors.
  * Two lanes run at once so that one batch downloads while the other is embedded.
  */
-export class ImageWorker {
+export class ImageWorker implements BackgroundWorker {
+  readonly name = 'visual.embed';
   readonly id = `worker-${randomUUID()}`;
   #lanes: Promise<void>[] = [];
   #running = false;
   #wake: Array<() => void> = [];
+  #runs = 0;
+  #failures = 0;
+  #lastError: string | null = null;
+  #lastRunAt: string | null = null;
 
   constructor(
     private readonly jobs: ImageJobs,
     private readonly vision: VisionClient,
-    private readonly options: { allowPrivateFetch: boolean; lanes?: number; idleMs?: number; onError?: (error: unknown) => void },
+    private readonly options: {
+      allowPrivateFetch: boolean;
+      lanes?: number;
+      idleMs?: number;
+      onError?: (error: unknown) => void;
+    },
   ) {}
 
-  /** Starts working; images queued in this process call kick() so they start at once. */
+  /** Starts working; images queued in this process wake it so they start at once. */
   async start() {
     if (this.#running) return;
     this.#running = true;
@@ -39,7 +51,21 @@ export class ImageWorker {
     for (let i = 0; i < (this.options.lanes ?? 2); i++) this.#lanes.push(this.#lane());
   }
 
-  kick() { for (const wake of this.#wake.splice(0)) wake(); }
+  /** Images were queued: idle lanes look at once instead of at their next poll. */
+  wake() {
+    for (const wake of this.#wake.splice(0)) wake();
+  }
+
+  status(): WorkerStatus {
+    return {
+      name: this.name,
+      running: this.#running,
+      runs: this.#runs,
+      failures: this.#failures,
+      lastError: this.#lastError,
+      lastRunAt: this.#lastRunAt,
+    };
+  }
 
   /** Processes queued images until none is ready (tests and `vitrine images index`); returns how many were handled. */
   async drain(): Promise<number> {
@@ -56,27 +82,45 @@ export class ImageWorker {
     while (this.#running) {
       try {
         const claimed = await this.jobs.claim(this.id, BATCH);
-        if (claimed.length > 0) { await this.#process(claimed); continue; }
+        this.#runs++;
+        this.#lastRunAt = new Date().toISOString();
+        if (claimed.length > 0) {
+          await this.#process(claimed);
+          continue;
+        }
       } catch (error) {
+        this.#failures++;
+        this.#lastError = error instanceof Error ? error.message : String(error);
         this.options.onError?.(error);
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.options.idleMs ?? 500);
         timer.unref();
-        this.#wake.push(() => { clearTimeout(timer); resolve(); });
+        this.#wake.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
   }
 
   async #process(claimed: ClaimedImage[]) {
     const { model, zeroPoint } = await this.vision.info();
-    const fetched = await Promise.all(claimed.map((image) => fetchToBuffer(image.url, { ...IMAGE_FETCH_LIMITS, allowPrivate: this.options.allowPrivateFetch }).catch((error: Error) => error)));
+    const fetched = await Promise.all(
+      claimed.map((image) =>
+        fetchToBuffer(image.url, { ...IMAGE_FETCH_LIMITS, allowPrivate: this.options.allowPrivateFetch }).catch(
+          (error: Error) => error,
+        ),
+      ),
+    );
     const outcomes: ImageOutcome[] = [];
     const toEmbed: Array<{ image: ClaimedImage; bytes: Buffer }> = [];
     claimed.forEach((image, i) => {
       const result = fetched[i];
-      if (result instanceof Error) outcomes.push({ kind: 'failed', image, error: result.message, permanent: !isTransient(result) });
-      else if (result.length === 0) outcomes.push({ kind: 'failed', image, error: 'the URL answered an empty body', permanent: true });
+      if (result instanceof Error)
+        outcomes.push({ kind: 'failed', image, error: result.message, permanent: !isTransient(result) });
+      else if (result.length === 0)
+        outcomes.push({ kind: 'failed', image, error: 'the URL answered an empty body', permanent: true });
       else toEmbed.push({ image, bytes: result });
     });
     if (toEmbed.length > 0) {
@@ -95,7 +139,7 @@ export class ImageWorker {
 
   async stop() {
     this.#running = false;
-    this.kick();
+    this.wake();
     await Promise.all(this.#lanes);
     this.#lanes = [];
   }

@@ -18,15 +18,25 @@ export function parseVisualFilters(raw: string | undefined): VisualFilters {
   const filters: VisualFilters = new Map();
   if (raw === undefined || raw.trim() === '') return filters;
   let parsed: unknown;
-  try { parsed = JSON.parse(raw); } catch { throw new InvalidRequestError("query parameter 'filters' must be valid JSON", 'filters'); }
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new InvalidRequestError("query parameter 'filters' must be valid JSON", 'filters');
+  }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new InvalidInputError("query parameter 'filters' must be a JSON object of attribute → value or array of values", 'filters');
+    throw new InvalidInputError(
+      "query parameter 'filters' must be a JSON object of attribute → value or array of values",
+      'filters',
+    );
   }
   for (const [attribute, value] of Object.entries(parsed as Record<string, unknown>)) {
     const values = Array.isArray(value) ? value : [value];
     const folded = values.map(foldValue);
     if (values.length === 0 || folded.some((v) => v === undefined)) {
-      throw new InvalidInputError(`query parameter 'filters.${attribute}' must be a string, number or boolean, or a non-empty array of them`, 'filters');
+      throw new InvalidInputError(
+        `query parameter 'filters.${attribute}' must be a string, number or boolean, or a non-empty array of them`,
+        'filters',
+      );
     }
     filters.set(attribute.trim().toLowerCase(), new Set(folded as string[]));
   }
@@ -50,9 +60,9 @@ export class AttributeColumns {
       if (folded === undefined || folded === '') continue;
       const key = name.trim().toLowerCase();
       let column = this.#columns.get(key);
-      if (!column) this.#columns.set(key, column = new Int32Array(this.#capacity));
+      if (!column) this.#columns.set(key, (column = new Int32Array(this.#capacity)));
       let id = this.#ids.get(folded);
-      if (id === undefined) this.#ids.set(folded, id = this.#ids.size + 1);
+      if (id === undefined) this.#ids.set(folded, (id = this.#ids.size + 1));
       column[row] = id;
     }
   }

@@ -1,11 +1,25 @@
 import type { StorageHandle } from '../../storage/database.js';
-import { VISIBLE_STATUSES } from '../products/quality-checks.js';
+import { BoundedCache } from '../../storage/bounded-cache.js';
+import { VISIBLE_STATUSES } from '../../catalog/statuses.js';
+import type { ChangeFeed } from '../../jobs/change-feed.js';
 import type { VisionClient } from '../../vision/vision-client.js';
+import type { ProductsReadPort } from '../products/products.read-port.js';
+import * as repo from './visual.repository.js';
 import { AttributeColumns, type VisualFilters } from './visual-filters.js';
 import type { ImageCatalog } from './image-catalog.js';
 
-export interface VisualHit { productCode: string; score: number; imageUrl: string }
-export interface HitQuery { queryScale: number; filters: VisualFilters; offset: number; limit: number; exclude?: string }
+export interface VisualHit {
+  productCode: string;
+  score: number;
+  imageUrl: string;
+}
+export interface HitQuery {
+  queryScale: number;
+  filters: VisualFilters;
+  offset: number;
+  limit: number;
+  exclude?: string;
+}
 
 const PAGE = 5000;
 const OWNER_PRODUCT = 0;
@@ -40,9 +54,18 @@ class StoreVisualIndex {
   readonly #ownersOf = new Map<string, Owner[]>();
   readonly #urlsOf = new Map<string, string[]>();
 
-  constructor(readonly key: string, readonly model: string) {}
+  constructor(
+    readonly key: string,
+    readonly model: string,
+    readonly dimensions: number,
+  ) {}
 
-  get imageCount() { return this.#columnOf.size; }
+  get imageCount() {
+    return this.#columnOf.size;
+  }
+  get productCount() {
+    return this.#codes.length;
+  }
 
   setProduct(code: string, status: string | null, parent: string | null, attributes: Record<string, unknown> | null) {
     let row = this.#rowOf.get(code);
@@ -52,7 +75,11 @@ class StoreVisualIndex {
       this.#rowOf.set(code, row);
       this.#codes.push(code);
       this.#parentOf.push(null);
-      if (row >= this.#visible.length) { const grown = new Uint8Array(this.#visible.length * 2); grown.set(this.#visible); this.#visible = grown; }
+      if (row >= this.#visible.length) {
+        const grown = new Uint8Array(this.#visible.length * 2);
+        grown.set(this.#visible);
+        this.#visible = grown;
+      }
     }
     const oldParent = this.#parentOf[row];
     if (oldParent) this.#byParent.get(oldParent)?.delete(row);
@@ -60,7 +87,7 @@ class StoreVisualIndex {
     this.#parentOf[row] = status === null ? null : parent;
     if (status !== null && parent) {
       let set = this.#byParent.get(parent);
-      if (!set) this.#byParent.set(parent, set = new Set());
+      if (!set) this.#byParent.set(parent, (set = new Set()));
       set.add(row);
     }
     this.#attributes.set(row, attributes ?? {});
@@ -69,10 +96,14 @@ class StoreVisualIndex {
   setOwnerUrls(kind: string, key: string, urls: string[]) {
     const id = ownerId(kind, key);
     for (const url of this.#urlsOf.get(id) ?? []) {
-      const owners = (this.#ownersOf.get(url) ?? []).filter((o) => !(o.kind === (kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET) && o.key === key));
-      if (owners.length > 0) this.#ownersOf.set(url, owners); else this.#ownersOf.delete(url);
+      const owners = (this.#ownersOf.get(url) ?? []).filter(
+        (o) => !(o.kind === (kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET) && o.key === key),
+      );
+      if (owners.length > 0) this.#ownersOf.set(url, owners);
+      else this.#ownersOf.delete(url);
     }
-    if (urls.length === 0) this.#urlsOf.delete(id); else this.#urlsOf.set(id, urls);
+    if (urls.length === 0) this.#urlsOf.delete(id);
+    else this.#urlsOf.set(id, urls);
     for (const url of urls) {
       const owners = this.#ownersOf.get(url) ?? [];
       owners.push({ kind: kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET, key });
@@ -95,7 +126,11 @@ class StoreVisualIndex {
       column = this.#free.pop() ?? this.columns++;
       this.#columnOf.set(url, column);
       this.#urlOf[column] = url;
-      if (column >= this.#scales.length) { const grown = new Float32Array(this.#scales.length * 2); grown.set(this.#scales); this.#scales = grown; }
+      if (column >= this.#scales.length) {
+        const grown = new Float32Array(this.#scales.length * 2);
+        grown.set(this.#scales);
+        this.#scales = grown;
+      }
     }
     this.#scales[column] = scale;
     return column;
@@ -113,10 +148,19 @@ class StoreVisualIndex {
     return best;
   }
 
-  isVisible(code: string) { const row = this.#rowOf.get(code); return row !== undefined && this.#visible[row] === 1; }
-  urlsOfProduct(code: string) { return this.#urlsOf.get(ownerId('product', code)) ?? []; }
-  urlsOfAssets(parent: string) { return this.#urlsOf.get(ownerId('asset', parent)) ?? []; }
-  hasVector(url: string) { return this.#columnOf.has(url); }
+  isVisible(code: string) {
+    const row = this.#rowOf.get(code);
+    return row !== undefined && this.#visible[row] === 1;
+  }
+  urlsOfProduct(code: string) {
+    return this.#urlsOf.get(ownerId('product', code)) ?? [];
+  }
+  urlsOfAssets(parent: string) {
+    return this.#urlsOf.get(ownerId('asset', parent)) ?? [];
+  }
+  hasVector(url: string) {
+    return this.#columnOf.has(url);
+  }
 
   /** Best-first hits from the integer scores of every column: one per product (its best image), filters applied to every candidate. */
   rank(scores: Int32Array, { queryScale, filters, offset, limit, exclude }: HitQuery): VisualHit[] {
@@ -136,7 +180,10 @@ class StoreVisualIndex {
         const row = this.#resolve(owner);
         if (row < 0 || row === excluded || !accepts(row)) continue;
         const previous = bestScore.get(row);
-        if (previous === undefined || score > previous) { bestScore.set(row, score); bestColumn.set(row, column); }
+        if (previous === undefined || score > previous) {
+          bestScore.set(row, score);
+          bestColumn.set(row, column);
+        }
       }
     }
     const wanted = offset + limit;
@@ -149,21 +196,43 @@ class StoreVisualIndex {
     }
     const rounded = (row: number) => Math.min(1, Math.max(1e-6, Math.round(bestScore.get(row)! * 1e6) / 1e6));
     rows.sort((a, b) => rounded(b) - rounded(a) || (this.#codes[a] < this.#codes[b] ? -1 : 1));
-    return rows.slice(offset, wanted).map((row) => ({ productCode: this.#codes[row], score: rounded(row), imageUrl: this.#urlOf[bestColumn.get(row)!]! }));
+    return rows.slice(offset, wanted).map((row) => ({
+      productCode: this.#codes[row],
+      score: rounded(row),
+      imageUrl: this.#urlOf[bestColumn.get(row)!]!,
+    }));
   }
-
 }
 
+/** Rough bytes per product row and per image column (the vector's bytes live in the vision thread, counted too). */
+const BYTES_PER_PRODUCT = 600;
+const BYTES_PER_IMAGE = 200;
+
 /**
- * The in-memory indexes of every store this process has queried, built on first use from the
- * database (vectors persist there, so restarts and other processes share them) and kept current
- * from the change log.
+ * The in-memory indexes of the stores this process has queried, built on first use from the
+ * database (vectors persist there, so restarts and other processes share them), kept current from
+ * the change log, and bounded by memory: the least recently used store's index is dropped (its
+ * matrix released in the vision thread) and rebuilt when next asked for.
  */
 export class VisualIndexes {
-  readonly #indexes = new Map<string, StoreVisualIndex>();
+  readonly #indexes: BoundedCache<StoreVisualIndex>;
   readonly #building = new Map<string, Promise<StoreVisualIndex>>();
 
-  constructor(private readonly storage: StorageHandle, private readonly catalog: ImageCatalog, private readonly vision: VisionClient) {}
+  constructor(
+    private readonly storage: StorageHandle,
+    private readonly changes: ChangeFeed,
+    private readonly products: ProductsReadPort,
+    private readonly catalog: ImageCatalog,
+    private readonly vision: VisionClient,
+    options: { indexBytes: number },
+  ) {
+    this.#indexes = new BoundedCache(
+      'visual.index',
+      options.indexBytes,
+      (index) => 4096 + index.productCount * BYTES_PER_PRODUCT + index.columns * (BYTES_PER_IMAGE + index.dimensions),
+      (_storeId, index) => this.vision.drop(index.key),
+    );
+  }
 
   /** The store's index, current up to `changeSeq` (the store's sequence read with the request). */
   async current(storeId: string, changeSeq: number): Promise<StoreVisualIndex> {
@@ -177,32 +246,33 @@ export class VisualIndexes {
       }
       index = await pending;
     }
-    if (index.seq < changeSeq) await this.#follow(index, storeId);
+    if (index.seq < changeSeq) {
+      await this.#follow(index, storeId);
+      this.#indexes.set(storeId, index);
+    }
     return index;
   }
 
-  score(index: StoreVisualIndex, query: Uint8Array) { return this.vision.score(index.key, query, index.columns); }
+  score(index: StoreVisualIndex, query: Uint8Array) {
+    return this.vision.score(index.key, query, index.columns);
+  }
 
   async #build(storeId: string, model: string): Promise<StoreVisualIndex> {
     await this.catalog.catchUp(storeId);
+    const { dimensions } = await this.vision.info();
     const generation = this.vision.generation;
     const key = `${storeId}:${generation}`;
     this.vision.drop(key);
-    const index = new StoreVisualIndex(key, model);
+    const index = new StoreVisualIndex(key, model, dimensions);
     index.generation = generation;
-    const latest = await this.storage.db.selectFrom('stores').select('change_seq').where('id', '=', storeId).executeTakeFirstOrThrow();
-    index.seq = Number(latest.change_seq);
+    index.seq = await this.changes.latest(storeId);
     const db = this.storage.db;
-    for (let after = ''; ;) {
-      const rows = await db.selectFrom('products').select(['product_code', 'status', 'parent_code', 'attributes'])
-        .where('store_id', '=', storeId).where('product_code', '>', after).orderBy('product_code').limit(PAGE).execute();
-      for (const row of rows) index.setProduct(row.product_code, row.status, row.parent_code, JSON.parse(row.attributes) as Record<string, unknown>);
-      if (rows.length < PAGE) break;
-      after = rows[rows.length - 1].product_code;
+    for await (const page of this.products.pageAll(storeId)) {
+      for (const product of page)
+        index.setProduct(product.code, product.status, product.parentCode, product.attributes);
     }
     const owners = new Map<string, { kind: string; key: string; urls: string[] }>();
-    const refs = await db.selectFrom('image_refs').select(['owner_kind', 'owner_key', 'url']).where('store_id', '=', storeId).execute();
-    for (const ref of refs) {
+    for (const ref of await repo.allRefs(db, storeId)) {
       const id = `${ref.owner_kind}\u0000${ref.owner_key}`;
       const owner = owners.get(id) ?? { kind: ref.owner_kind, key: ref.owner_key, urls: [] };
       owner.urls.push(ref.url);
@@ -210,9 +280,7 @@ export class VisualIndexes {
     }
     for (const owner of owners.values()) index.setOwnerUrls(owner.kind, owner.key, owner.urls);
     for (let after = ''; ;) {
-      const rows = await db.selectFrom('images').select(['url', 'vector', 'scale'])
-        .where('store_id', '=', storeId).where('state', '=', 'indexed').where('model', '=', model).where('url', '>', after)
-        .orderBy('url').limit(PAGE).execute();
+      const rows = await repo.pageOfVectors(db, storeId, model, after, PAGE);
       this.#placeVectors(index, rows);
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1].url;
@@ -221,11 +289,17 @@ export class VisualIndexes {
     return index;
   }
 
-  #placeVectors(index: StoreVisualIndex, rows: Array<{ url: string; vector: Uint8Array | null; scale: number | null }>) {
+  #placeVectors(
+    index: StoreVisualIndex,
+    rows: Array<{ url: string; vector: Uint8Array | null; scale: number | null }>,
+  ) {
     const columns: number[] = [];
     const chunks: Uint8Array[] = [];
     for (const row of rows) {
-      if (!row.vector) { index.setVector(row.url, null, 0, this.vision); continue; }
+      if (!row.vector) {
+        index.setVector(row.url, null, 0, this.vision);
+        continue;
+      }
       const column = index.setVector(row.url, row.vector, Number(row.scale), this.vision)!;
       columns.push(column);
       chunks.push(row.vector);
@@ -238,50 +312,52 @@ export class VisualIndexes {
     await this.catalog.catchUp(storeId);
     const db = this.storage.db;
     // The sequence is read first: a change committed meanwhile is left for the next query, never skipped.
-    const latest = Number((await db.selectFrom('stores').select('change_seq').where('id', '=', storeId).executeTakeFirstOrThrow()).change_seq);
-    const changes = await db.selectFrom('change_log').select(['seq', 'entity', 'entity_key'])
-      .where('store_id', '=', storeId).where('seq', '>', index.seq).where('seq', '<=', latest).where('entity', 'in', ['product', 'asset', 'image']).execute();
-    const products = [...new Set(changes.filter((c) => c.entity === 'product').map((c) => c.entity_key))];
-    const parents = [...new Set(changes.filter((c) => c.entity === 'asset').map((c) => c.entity_key))];
-    const urls = new Set(changes.filter((c) => c.entity === 'image').map((c) => c.entity_key));
-    for (let i = 0; i < products.length; i += 500) {
-      const part = products.slice(i, i + 500);
-      const rows = await db.selectFrom('products').select(['product_code', 'status', 'parent_code', 'attributes']).where('store_id', '=', storeId).where('product_code', 'in', part).execute();
-      const found = new Set(rows.map((r) => r.product_code));
-      for (const row of rows) index.setProduct(row.product_code, row.status, row.parent_code, JSON.parse(row.attributes) as Record<string, unknown>);
-      for (const code of part) if (!found.has(code)) index.setProduct(code, null, null, null);
+    const latest = await this.changes.latest(storeId);
+    const changed = await this.changes.changedKeys(storeId, index.seq, latest, ['product', 'asset', 'image']);
+    const products = changed.get('product') ?? [];
+    const parents = changed.get('asset') ?? [];
+    const urls = new Set(changed.get('image') ?? []);
+    const found = new Set<string>();
+    for (const product of await this.products.attributesByCodes(storeId, products)) {
+      found.add(product.code);
+      index.setProduct(product.code, product.status, product.parentCode, product.attributes);
     }
-    for (const [kind, keys] of [['product', products], ['asset', parents]] as const) {
-      for (let i = 0; i < keys.length; i += 500) {
-        const part = keys.slice(i, i + 500);
-        const refs = await db.selectFrom('image_refs').select(['owner_key', 'url']).where('store_id', '=', storeId).where('owner_kind', '=', kind).where('owner_key', 'in', part).execute();
-        const byOwner = new Map<string, string[]>(part.map((k) => [k, []]));
-        for (const ref of refs) byOwner.get(ref.owner_key)!.push(ref.url);
-        for (const [key, list] of byOwner) {
-          const before = kind === 'product' ? index.urlsOfProduct(key) : index.urlsOfAssets(key);
-          for (const url of [...before, ...list]) urls.add(url);
-          index.setOwnerUrls(kind, key, list);
-        }
+    for (const code of products) if (!found.has(code)) index.setProduct(code, null, null, null);
+    for (const [kind, keys] of [
+      ['product', products],
+      ['asset', parents],
+    ] as const) {
+      const byOwner = new Map<string, string[]>(keys.map((k) => [k, []]));
+      for (const ref of await repo.refsOf(db, storeId, kind, keys)) byOwner.get(ref.owner_key)!.push(ref.url);
+      for (const [key, list] of byOwner) {
+        const before = kind === 'product' ? index.urlsOfProduct(key) : index.urlsOfAssets(key);
+        for (const url of [...before, ...list]) urls.add(url);
+        index.setOwnerUrls(kind, key, list);
       }
     }
     const list = [...urls];
-    for (let i = 0; i < list.length; i += 500) {
-      const part = list.slice(i, i + 500);
-      const rows = await db.selectFrom('images').select(['url', 'vector', 'scale', 'state', 'model']).where('store_id', '=', storeId).where('url', 'in', part).execute();
-      const usable = new Map(rows.filter((r) => r.state === 'indexed' && r.model === index.model).map((r) => [r.url, r]));
-      this.#placeVectors(index, part.map((url) => usable.get(url) ?? { url, vector: null, scale: null }));
-    }
+    const rows = await repo.imagesByUrl(db, storeId, list);
+    const usable = new Map(rows.filter((r) => r.state === 'indexed' && r.model === index.model).map((r) => [r.url, r]));
+    this.#placeVectors(
+      index,
+      list.map((url) => usable.get(url) ?? { url, vector: null, scale: null }),
+    );
     index.seq = Math.max(index.seq, latest);
   }
 
-  /** A stored vector for the product's images (its own and its asset links'), for /similar. */
+  /** Stored vectors of the given image URLs (the current model's), for /similar. */
   async productVectors(storeId: string, urls: string[]) {
     if (urls.length === 0) return [];
     const { model } = await this.vision.info();
-    return this.storage.db.selectFrom('images').select(['url', 'vector', 'scale']).where('store_id', '=', storeId)
-      .where('url', 'in', urls).where('state', '=', 'indexed').where('model', '=', model).execute();
+    return (await repo.imagesByUrl(this.storage.db, storeId, urls)).filter(
+      (row) => row.state === 'indexed' && row.model === model,
+    );
   }
 
+  close() {
+    for (const index of this.#indexes.values()) this.vision.drop(index.key);
+    this.#indexes.close();
+  }
 }
 
 export type { StoreVisualIndex };

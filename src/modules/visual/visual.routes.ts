@@ -12,45 +12,60 @@ export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> = async (app, { visual }) => {
   await app.register(fastifyMultipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } });
 
-  app.post('/visual-search', {
-    config: { storeScoped: true },
-    schema: {
-      tags: ['search'],
-      summary: 'Search by photo: the visible products that look most like the uploaded image',
-      description: 'multipart/form-data with a file field `image` (JPEG, PNG, WebP, GIF or AVIF; at most 10 MB and 40 megapixels, else 413; not an image or undecodable: 400). One result per product (its best matching image), best first.',
-      querystring: VisualSearchQuery,
-      consumes: ['multipart/form-data'],
-      response: { 200: Envelope(VisualResults), ...standardErrors(413) },
+  app.post(
+    '/visual-search',
+    {
+      config: { storeScoped: true },
+      schema: {
+        tags: ['search'],
+        summary: 'Search by photo: the visible products that look most like the uploaded image',
+        description:
+          'multipart/form-data with a file field `image` (JPEG, PNG, WebP, GIF or AVIF; at most 10 MB and 40 megapixels, else 413; not an image or undecodable: 400). One result per product (its best matching image), best first.',
+        querystring: VisualSearchQuery,
+        consumes: ['multipart/form-data'],
+        response: { 200: Envelope(VisualResults), ...standardErrors(413) },
+      },
     },
-  }, async (request) => {
-    if (!request.isMultipart()) throw new InvalidRequestError("send multipart/form-data with the photo in field 'image'", 'image');
-    let image: Buffer | undefined;
-    for await (const part of request.parts()) {
-      if (part.type !== 'file') continue;
-      if (part.fieldname !== 'image') { await part.toBuffer().catch(() => undefined); continue; }
-      try {
-        image = await part.toBuffer();
-      } catch (error) {
-        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new PayloadTooLargeError(`the image is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`, 'image');
-        throw error;
+    async (request) => {
+      if (!request.isMultipart())
+        throw new InvalidRequestError("send multipart/form-data with the photo in field 'image'", 'image');
+      let image: Buffer | undefined;
+      for await (const part of request.parts()) {
+        if (part.type !== 'file') continue;
+        if (part.fieldname !== 'image') {
+          await part.toBuffer().catch(() => undefined);
+          continue;
+        }
+        try {
+          image = await part.toBuffer();
+        } catch (error) {
+          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+            throw new PayloadTooLargeError(`the image is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`, 'image');
+          throw error;
+        }
       }
-    }
-    if (!image) throw new InvalidRequestError("multipart field 'image' is required", 'image');
-    const { filters, offset, limit } = request.query;
-    return ok(request, await visual.search(request.store, image, filters, { offset, limit }));
-  });
-
-  app.get('/similar', {
-    config: { storeScoped: true },
-    schema: {
-      tags: ['search'],
-      summary: 'Visually similar products (extension)',
-      description: 'Products whose images look most like the source product\'s first indexed image; never the source itself. Unknown or not visible product: 404; no indexed image yet: an empty list.',
-      querystring: SimilarQuery,
-      response: { 200: Envelope(VisualResults), ...standardErrors() },
+      if (!image) throw new InvalidRequestError("multipart field 'image' is required", 'image');
+      const { filters, offset, limit } = request.query;
+      return ok(request, await visual.search(request.store, image, filters, { offset, limit }));
     },
-  }, async (request) => {
-    const { product_code, offset, limit } = request.query;
-    return ok(request, await visual.similar(request.store, product_code, { offset, limit }));
-  });
+  );
+
+  app.get(
+    '/similar',
+    {
+      config: { storeScoped: true },
+      schema: {
+        tags: ['search'],
+        summary: 'Visually similar products (extension)',
+        description:
+          "Products whose images look most like the source product's first indexed image; never the source itself. Unknown or not visible product: 404; no indexed image yet: an empty list.",
+        querystring: SimilarQuery,
+        response: { 200: Envelope(VisualResults), ...standardErrors() },
+      },
+    },
+    async (request) => {
+      const { product_code, offset, limit } = request.query;
+      return ok(request, await visual.similar(request.store, product_code, { offset, limit }));
+    },
+  );
 };

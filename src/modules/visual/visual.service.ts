@@ -6,10 +6,18 @@ import { ImageRejectedError } from '../../vision/image-preparation.js';
 import { quantize } from '../../vision/quantize.js';
 import type { ImageJobs } from './image-jobs.js';
 import type { VisualIndexes } from './visual-index.js';
+import type { ImageCatalog } from './image-catalog.js';
 import { parseVisualFilters } from './visual-filters.js';
 
-export interface VisualPage { offset: number; limit: number }
-export interface VisualItem { product_code: string; score: number; image_url: string }
+export interface VisualPage {
+  offset: number;
+  limit: number;
+}
+export interface VisualItem {
+  product_code: string;
+  score: number;
+  image_url: string;
+}
 
 /** Search by photo, visually similar products, and the operator's view of the image pipeline. */
 export class VisualService {
@@ -18,9 +26,15 @@ export class VisualService {
     private readonly vision: VisionClient,
     private readonly jobs: ImageJobs,
     private readonly stores: StoresService,
+    private readonly catalog: ImageCatalog,
   ) {}
 
-  async search(store: Store, image: Uint8Array, filtersParam: string | undefined, page: VisualPage): Promise<VisualItem[]> {
+  async search(
+    store: Store,
+    image: Uint8Array,
+    filtersParam: string | undefined,
+    page: VisualPage,
+  ): Promise<VisualItem[]> {
     const filters = parseVisualFilters(filtersParam);
     if (image.length === 0) throw new InvalidRequestError("multipart field 'image' is an empty file", 'image');
     const [vector] = await this.vision.embed([image]);
@@ -38,7 +52,9 @@ export class VisualService {
   async similar(store: Store, productCode: string, page: VisualPage): Promise<VisualItem[]> {
     const index = await this.indexes.current(store.id, store.changeSeq);
     if (!index.isVisible(productCode)) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
-    const urls = [...index.urlsOfProduct(productCode), ...index.urlsOfAssets(productCode)].filter((url) => index.hasVector(url));
+    const urls = [...index.urlsOfProduct(productCode), ...index.urlsOfAssets(productCode)].filter((url) =>
+      index.hasVector(url),
+    );
     if (urls.length === 0) return [];
     // The product's first indexed image (Image URL 1 before later ones, product fields before asset links) is the query.
     const rows = await this.indexes.productVectors(store.id, urls);
@@ -47,11 +63,15 @@ export class VisualService {
     if (!first?.vector) return [];
     const codes = Uint8Array.from(first.vector);
     const scores = await this.indexes.score(index, codes);
-    return index.rank(scores, { queryScale: Number(first.scale), filters: new Map(), ...page, exclude: productCode }).map(toItem);
+    return index
+      .rank(scores, { queryScale: Number(first.scale), filters: new Map(), ...page, exclude: productCode })
+      .map(toItem);
   }
 
   async status(storeUuid: string, failuresLimit?: number) {
     const store = await this.stores.getStore(storeUuid);
+    // Images referenced by writes not yet followed are counted too (a CLI process has no follower running).
+    await this.catalog.catchUp(store.id);
     return { store_uuid: store.id, ...(await this.jobs.status(store.id, failuresLimit)) };
   }
 

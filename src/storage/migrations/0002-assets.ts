@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 
 /** Assets (one per store and URL, so a relinked URL keeps its asset_id) and their ranked links. */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('assets')
+  await db.schema
+    .createTable('assets')
     .addColumn('store_id', 'text', (c) => c.notNull().references('stores.id'))
     .addColumn('asset_id', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())
@@ -11,7 +12,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('assets_url_unique', ['store_id', 'url'])
     .execute();
 
-  await db.schema.createTable('asset_links')
+  await db.schema
+    .createTable('asset_links')
     .addColumn('store_id', 'text', (c) => c.notNull())
     .addColumn('parent_code', 'text', (c) => c.notNull())
     .addColumn('channel', 'text', (c) => c.notNull())

@@ -11,14 +11,16 @@ export function searchMigration(dialect: DialectName): Migration {
       await db.schema.alterTable('stores').addColumn('synonyms', 'text').execute();
 
       // Each follower of the change log (search index, collections, …) keeps its cursor per store here.
-      await db.schema.createTable('feed_cursors')
+      await db.schema
+        .createTable('feed_cursors')
         .addColumn('consumer', 'text', (c) => c.notNull())
         .addColumn('store_id', 'text', (c) => c.notNull().references('stores.id'))
         .addColumn('seq', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('feed_cursors_pk', ['consumer', 'store_id'])
         .execute();
 
-      await db.schema.createTable('search_vocab')
+      await db.schema
+        .createTable('search_vocab')
         .addColumn('store_id', 'text', (c) => c.notNull())
         .addColumn('term', 'text', (c) => c.notNull())
         // Approximate document frequency (counted as products are indexed), to prefer common words among typo candidates.
@@ -29,7 +31,8 @@ export function searchMigration(dialect: DialectName): Migration {
       await db.schema.createIndex('search_vocab_seq_idx').on('search_vocab').columns(['store_id', 'seq']).execute();
 
       if (dialect === 'sqlite') {
-        await db.schema.createTable('search_docs')
+        await db.schema
+          .createTable('search_docs')
           .addColumn('id', 'integer', (c) => c.primaryKey())
           .addColumn('store_id', 'text', (c) => c.notNull())
           .addColumn('product_code', 'text', (c) => c.notNull())
@@ -38,9 +41,12 @@ export function searchMigration(dialect: DialectName): Migration {
           .addUniqueConstraint('search_docs_code_unique', ['store_id', 'product_code'])
           .execute();
         // Prefixes of 2-4 characters are indexed for typed-ahead words; the store is filtered through search_docs.
-        await sql`CREATE VIRTUAL TABLE search_fts USING fts5(title, category, other, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4')`.execute(db);
+        await sql`CREATE VIRTUAL TABLE search_fts USING fts5(title, category, other, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4')`.execute(
+          db,
+        );
       } else {
-        await db.schema.createTable('search_docs')
+        await db.schema
+          .createTable('search_docs')
           .addColumn('store_id', 'text', (c) => c.notNull())
           .addColumn('product_code', 'text', (c) => c.notNull())
           .addColumn('title', 'text', (c) => c.notNull())
@@ -53,7 +59,8 @@ export function searchMigration(dialect: DialectName): Migration {
     },
     async down(db: Kysely<unknown>) {
       if (dialect === 'sqlite') await sql`DROP TABLE IF EXISTS search_fts`.execute(db);
-      for (const table of ['search_docs', 'search_vocab', 'feed_cursors']) await db.schema.dropTable(table).ifExists().execute();
+      for (const table of ['search_docs', 'search_vocab', 'feed_cursors'])
+        await db.schema.dropTable(table).ifExists().execute();
       await db.schema.alterTable('stores').dropColumn('synonyms').execute();
     },
   };

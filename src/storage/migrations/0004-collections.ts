@@ -7,7 +7,8 @@ export function collectionsMigration(dialect: DialectName): Migration {
 }
 
 async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
-  await db.schema.createTable('collections')
+  await db.schema
+    .createTable('collections')
     .addColumn('store_id', 'text', (c) => c.notNull().references('stores.id'))
     .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('parent_id', 'text')
@@ -22,7 +23,8 @@ async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
 
   // Rule members (heroes are read from the document); visibility is checked when reading, so a
   // hidden product comes back by itself when it is visible again.
-  await db.schema.createTable('collection_members')
+  await db.schema
+    .createTable('collection_members')
     .addColumn('store_id', 'text', (c) => c.notNull())
     .addColumn('collection_id', 'text', (c) => c.notNull())
     .addColumn('product_code', 'text', (c) => c.notNull())
@@ -30,8 +32,16 @@ async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
     .addColumn('sort_key', dialect === 'postgres' ? sql`text collate "C"` : 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('collection_members_pk', ['store_id', 'collection_id', 'product_code'])
     .execute();
-  await db.schema.createIndex('collection_members_order_idx').on('collection_members').columns(['store_id', 'collection_id', 'sort_key', 'product_code']).execute();
-  await db.schema.createIndex('collection_members_product_idx').on('collection_members').columns(['store_id', 'product_code']).execute();
+  await db.schema
+    .createIndex('collection_members_order_idx')
+    .on('collection_members')
+    .columns(['store_id', 'collection_id', 'sort_key', 'product_code'])
+    .execute();
+  await db.schema
+    .createIndex('collection_members_product_idx')
+    .on('collection_members')
+    .columns(['store_id', 'product_code'])
+    .execute();
 }
 
 async function down(db: Kysely<unknown>): Promise<void> {

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 /** A store's own complement taxonomy (null: the shipped fashion one) and merchandisers' pinned complements. */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('stores').addColumn('complements', 'text').execute();
-  await db.schema.createTable('product_pins')
+  await db.schema
+    .createTable('product_pins')
     .addColumn('store_id', 'text', (c) => c.notNull().references('stores.id'))
     .addColumn('product_code', 'text', (c) => c.notNull())
     .addColumn('pinned', 'text', (c) => c.notNull())

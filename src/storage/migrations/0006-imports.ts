@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 
 /** File imports queued through the admin API and run in the background (claimed atomically by one process). */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable('imports')
+  await db.schema
+    .createTable('imports')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('store_id', 'text', (c) => c.notNull().references('stores.id'))
     .addColumn('status', 'text', (c) => c.notNull())

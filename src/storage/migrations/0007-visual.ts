@@ -10,7 +10,8 @@ export function visualMigration(dialect: DialectName): Migration {
   const bytes = dialect === 'postgres' ? sql`bytea` : sql`blob`;
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.createTable('images')
+      await db.schema
+        .createTable('images')
         .addColumn('store_id', 'text', (c) => c.notNull().references('stores.id'))
         .addColumn('url', 'text', (c) => c.notNull())
         .addColumn('state', 'text', (c) => c.notNull())
@@ -27,7 +28,8 @@ export function visualMigration(dialect: DialectName): Migration {
         .execute();
       await db.schema.createIndex('images_queue_idx').on('images').columns(['state', 'run_after']).execute();
 
-      await db.schema.createTable('image_refs')
+      await db.schema
+        .createTable('image_refs')
         .addColumn('store_id', 'text', (c) => c.notNull())
         .addColumn('owner_kind', 'text', (c) => c.notNull())
         .addColumn('owner_key', 'text', (c) => c.notNull())

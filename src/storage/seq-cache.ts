@@ -1,5 +1,4 @@
-import type { StorageHandle } from '../storage/database.js';
-import type { ChangeFeed } from './change-feed.js';
+import type { ChangeFeed } from '../jobs/change-feed.js';
 
 const MAX_ENTRIES = 10_000;
 
@@ -12,12 +11,12 @@ const MAX_ENTRIES = 10_000;
 export class SeqCache {
   readonly #entries = new Map<string, { seq: number; value: unknown }>();
 
-  constructor(private readonly storage: StorageHandle, private readonly changes: ChangeFeed) {}
+  constructor(private readonly changes: ChangeFeed) {}
 
   async get<T>(storeId: string, key: string, compute: () => Promise<T>): Promise<T> {
     const id = `${storeId}\u0000${key}`;
     // Read the sequence before computing: a value is never newer-labelled than what it counted.
-    const seq = await this.changes.latest(this.storage.db, storeId);
+    const seq = await this.changes.latest(storeId);
     const cached = this.#entries.get(id);
     if (cached && cached.seq === seq) return cached.value as T;
     const value = await compute();

@@ -7,17 +7,29 @@ import { parser as jsonParser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { InvalidInputError } from '../../errors.js';
 import type { Store } from '../stores/store.js';
-import type { ProductsService } from './products.service.js';
+import type { ProductsService } from '../products/products.service.js';
+import type { ImportFormat } from '../../catalog/import-formats.js';
 
-export type ImportFormat = 'csv' | 'json' | 'ndjson';
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['csv', 'json', 'ndjson'];
 const BATCH = 2500;
 
 /** CONTRACT §2's summary of an import. */
-export interface ImportSummary { rows: number; inserted: number; updated: number; failed: number; failures: Record<string, number>; seconds: number }
+export interface ImportSummary {
+  rows: number;
+  inserted: number;
+  updated: number;
+  failed: number;
+  failures: Record<string, number>;
+  seconds: number;
+}
 
 /** A rejected row: its line (CSV, NDJSON) or position (JSON array), why, and the row as read. */
-export interface Reject { line: number; product_code: string | null; reason: string; details: string; row?: unknown }
+export interface Reject {
+  line: number;
+  product_code: string | null;
+  reason: string;
+  details: string;
+  row?: unknown;
+}
 
 export interface ImportOptions {
   format: ImportFormat;
@@ -29,16 +41,14 @@ export interface ImportOptions {
   onProgress?: (rows: number, bytesRead: number, totalBytes: number) => void;
 }
 
-export function formatOf(fileName: string): ImportFormat {
-  const extension = fileName.toLowerCase().split('.').pop();
-  if (extension === 'csv' || extension === 'json' || extension === 'ndjson') return extension;
-  if (extension === 'jsonl') return 'ndjson';
-  throw new InvalidInputError(`cannot tell the format of "${fileName}": use .csv, .json or .ndjson`, 'file');
-}
-
 /** The most frequent of , ; tab | outside quotes on the header line. */
 export function detectDelimiter(headerLine: string): string {
-  const counts = new Map<string, number>([[',', 0], [';', 0], ['\t', 0], ['|', 0]]);
+  const counts = new Map<string, number>([
+    [',', 0],
+    [';', 0],
+    ['\t', 0],
+    ['|', 0],
+  ]);
   let quoted = false;
   for (const char of headerLine) {
     if (char === '"') quoted = !quoted;
@@ -54,18 +64,33 @@ async function firstLine(path: string): Promise<string> {
   return text.split(/\r?\n/)[0] ?? '';
 }
 
-interface Row { line: number; item?: Record<string, unknown>; reject?: Omit<Reject, 'line'> }
+interface Row {
+  line: number;
+  item?: Record<string, unknown>;
+  reject?: Omit<Reject, 'line'>;
+}
 
 async function* csvRows(source: Readable, options: ImportOptions, delimiter: string): AsyncGenerator<Row> {
   // Quotes inside unquoted fields are kept as text (real exports have them); a record that still
   // cannot be parsed becomes a reject with its line instead of ending the import.
-  const records = source.pipe(parseCsv({
-    bom: true, delimiter, relax_column_count: true, relax_quotes: true, skip_records_with_error: true, skip_empty_lines: true, info: true,
-    encoding: options.encoding ?? 'utf8',
-  }));
+  const records = source.pipe(
+    parseCsv({
+      bom: true,
+      delimiter,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_records_with_error: true,
+      skip_empty_lines: true,
+      info: true,
+      encoding: options.encoding ?? 'utf8',
+    }),
+  );
   const skipped: Row[] = [];
   records.on('skip', (error: Error & { lines?: number }) => {
-    skipped.push({ line: error.lines ?? 0, reject: { product_code: null, reason: 'malformed_csv', details: error.message } });
+    skipped.push({
+      line: error.lines ?? 0,
+      reject: { product_code: null, reason: 'malformed_csv', details: error.message },
+    });
   });
   let header: string[] | undefined;
   for await (const { record, info } of records as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
@@ -77,16 +102,34 @@ async function* csvRows(source: Readable, options: ImportOptions, delimiter: str
     }
     const line = info.lines;
     if (record.length !== header.length) {
-      yield { line, reject: { product_code: record[0] ?? null, reason: 'field_count', details: `expected ${header.length} fields, got ${record.length} (unquoted delimiter in a value?)`, row: record } };
+      yield {
+        line,
+        reject: {
+          product_code: record[0] ?? null,
+          reason: 'field_count',
+          details: `expected ${header.length} fields, got ${record.length} (unquoted delimiter in a value?)`,
+          row: record,
+        },
+      };
       continue;
     }
     if (record.some((value) => value.includes('\uFFFD'))) {
-      yield { line, reject: { product_code: record[0] ?? null, reason: 'invalid_encoding', details: `not valid ${options.encoding ?? 'utf-8'} text (use --encoding)`, row: record } };
+      yield {
+        line,
+        reject: {
+          product_code: record[0] ?? null,
+          reason: 'invalid_encoding',
+          details: `not valid ${options.encoding ?? 'utf-8'} text (use --encoding)`,
+          row: record,
+        },
+      };
       continue;
     }
     // Empty cells are absent fields, as in a spreadsheet.
     const item: Record<string, unknown> = {};
-    header.forEach((name, i) => { if (name !== '' && record[i] !== '') item[name] = record[i]; });
+    header.forEach((name, i) => {
+      if (name !== '' && record[i] !== '') item[name] = record[i];
+    });
     yield { line, item };
   }
   yield* skipped;
@@ -99,11 +142,25 @@ async function* ndjsonRows(source: Readable): AsyncGenerator<Row> {
     line++;
     if (text.trim() === '') continue;
     let value: unknown;
-    try { value = JSON.parse(text); } catch (error) {
-      yield { line, reject: { product_code: null, reason: 'invalid_json', details: (error as Error).message, row: text.slice(0, 1000) } };
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      yield {
+        line,
+        reject: {
+          product_code: null,
+          reason: 'invalid_json',
+          details: (error as Error).message,
+          row: text.slice(0, 1000),
+        },
+      };
       continue;
     }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) yield { line, reject: { product_code: null, reason: 'not_an_object', details: 'each line must be a JSON object', row: value } };
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      yield {
+        line,
+        reject: { product_code: null, reason: 'not_an_object', details: 'each line must be a JSON object', row: value },
+      };
     else yield { line, item: value as Record<string, unknown> };
   }
 }
@@ -112,11 +169,23 @@ async function* jsonRows(source: Readable): AsyncGenerator<Row> {
   const pipeline = chain([source, jsonParser(), streamArray()]);
   try {
     for await (const { key, value } of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
-      if (!value || typeof value !== 'object' || Array.isArray(value)) yield { line: key + 1, reject: { product_code: null, reason: 'not_an_object', details: 'each array item must be a JSON object', row: value } };
+      if (!value || typeof value !== 'object' || Array.isArray(value))
+        yield {
+          line: key + 1,
+          reject: {
+            product_code: null,
+            reason: 'not_an_object',
+            details: 'each array item must be a JSON object',
+            row: value,
+          },
+        };
       else yield { line: key + 1, item: value as Record<string, unknown> };
     }
   } catch (error) {
-    throw new InvalidInputError(`the JSON file must be one array of product objects: ${(error as Error).message}`, 'file');
+    throw new InvalidInputError(
+      `the JSON file must be one array of product objects: ${(error as Error).message}`,
+      'file',
+    );
   }
 }
 
@@ -125,7 +194,12 @@ async function* jsonRows(source: Readable): AsyncGenerator<Row> {
  * of POST /v1/products, a transaction per batch of 2,500 rows: memory stays flat whatever the file
  * size, an interruption leaves every row fully imported or not at all, and a re-run completes it.
  */
-export async function importCatalog(products: ProductsService, store: Store, path: string, options: ImportOptions): Promise<ImportSummary> {
+export async function importCatalog(
+  products: ProductsService,
+  store: Store,
+  path: string,
+  options: ImportOptions,
+): Promise<ImportSummary> {
   const started = performance.now();
   const summary: ImportSummary = { rows: 0, inserted: 0, updated: 0, failed: 0, failures: {}, seconds: 0 };
   const reject = (r: Reject) => {
@@ -135,19 +209,33 @@ export async function importCatalog(products: ProductsService, store: Store, pat
   };
   const totalBytes = fs.statSync(path).size;
   if (totalBytes === 0) throw new InvalidInputError('the file is empty', 'file');
-  const delimiter = options.format === 'csv' ? options.delimiter ?? detectDelimiter(await firstLine(path)) : ',';
+  const delimiter = options.format === 'csv' ? (options.delimiter ?? detectDelimiter(await firstLine(path))) : ',';
   const source = fs.createReadStream(path);
-  const rows = options.format === 'csv' ? csvRows(source, options, delimiter) : options.format === 'ndjson' ? ndjsonRows(source) : jsonRows(source);
+  const rows =
+    options.format === 'csv'
+      ? csvRows(source, options, delimiter)
+      : options.format === 'ndjson'
+        ? ndjsonRows(source)
+        : jsonRows(source);
 
   let batch: Row[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    const result = await products.importBatch(store, batch.map((row) => row.item!));
+    const result = await products.importBatch(
+      store,
+      batch.map((row) => row.item!),
+    );
     summary.inserted += result.inserted;
     summary.updated += result.updated;
     for (const failure of result.error_info) {
       const row = batch[failure.index];
-      reject({ line: row.line, product_code: failure.product_code || null, reason: failure.reason, details: failure.details, row: row.item });
+      reject({
+        line: row.line,
+        product_code: failure.product_code || null,
+        reason: failure.reason,
+        details: failure.details,
+        row: row.item,
+      });
     }
     batch = [];
     options.onProgress?.(summary.rows, source.bytesRead, totalBytes);

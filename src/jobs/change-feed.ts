@@ -1,0 +1,123 @@
+import type { Db, StorageHandle } from '../storage/database.js';
+import { chunked } from '../storage/chunks.js';
+
+export type ChangeOp = 'created' | 'updated' | 'deleted';
+export type ChangeEntity = 'product' | 'asset' | 'collection' | 'image';
+
+export interface ChangeEntry {
+  /** 'image': a catalogue image finished (or failed) embedding; key = its URL. */
+  entity: ChangeEntity;
+  key: string;
+  op: ChangeOp;
+  /** The entity's status after the write (null on delete): readers can tell visibility without a lookup. */
+  status: string | null;
+}
+
+export interface Change extends ChangeEntry {
+  seq: number;
+  createdAt: string;
+}
+
+/**
+ * The ordered per-store change log, and the one API every reader of it goes through (followers,
+ * in-memory indexes, caches). Sequence numbers come from a counter on the store row, bumped inside
+ * the writing transaction: the row lock serialises writers of one store, so sequence numbers
+ * become visible in commit order and a reader that resumes after N never misses a change nor sees
+ * one twice.
+ */
+export class ChangeFeed {
+  constructor(private readonly storage: StorageHandle) {}
+
+  /** Appends entries in the caller's transaction; returns the last sequence number used. */
+  async append(trx: Db, storeId: string, entries: ChangeEntry[]): Promise<number> {
+    if (entries.length === 0) return this.latest(storeId, trx);
+    const bumped = await trx
+      .updateTable('stores')
+      .set((eb) => ({ change_seq: eb('change_seq', '+', entries.length) }))
+      .where('id', '=', storeId)
+      .returning('change_seq')
+      .executeTakeFirstOrThrow();
+    const last = Number(bumped.change_seq);
+    const first = last - entries.length + 1;
+    const createdAt = new Date().toISOString();
+    const rows = entries.map((entry, i) => ({
+      store_id: storeId,
+      seq: first + i,
+      entity: entry.entity,
+      entity_key: entry.key,
+      op: entry.op,
+      status: entry.status,
+      created_at: createdAt,
+    }));
+    for (const chunk of chunked(trx, rows, { paramsPerItem: 7 }))
+      await trx.insertInto('change_log').values(chunk).execute();
+    return last;
+  }
+
+  /** Changes after `afterSeq` (up to `uptoSeq` when given), oldest first. */
+  async read(
+    storeId: string,
+    afterSeq: number,
+    options: { limit?: number; uptoSeq?: number; entities?: ChangeEntity[] } = {},
+    db: Db = this.storage.db,
+  ): Promise<Change[]> {
+    let query = db.selectFrom('change_log').selectAll().where('store_id', '=', storeId).where('seq', '>', afterSeq);
+    if (options.uptoSeq !== undefined) query = query.where('seq', '<=', options.uptoSeq);
+    if (options.entities) query = query.where('entity', 'in', options.entities);
+    const rows = await query
+      .orderBy('seq')
+      .limit(options.limit ?? 1000)
+      .execute();
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      entity: row.entity as ChangeEntity,
+      key: row.entity_key,
+      op: row.op as ChangeOp,
+      status: row.status,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /**
+   * The distinct keys changed per entity in (afterSeq, uptoSeq]: what an in-memory index needs to
+   * bring itself up to date (the rows themselves are read from their owners).
+   */
+  async changedKeys(
+    storeId: string,
+    afterSeq: number,
+    uptoSeq: number,
+    entities: ChangeEntity[],
+  ): Promise<Map<ChangeEntity, string[]>> {
+    const rows = await this.storage.db
+      .selectFrom('change_log')
+      .select(['entity', 'entity_key'])
+      .distinct()
+      .where('store_id', '=', storeId)
+      .where('seq', '>', afterSeq)
+      .where('seq', '<=', uptoSeq)
+      .where('entity', 'in', entities)
+      .execute();
+    const keys = new Map<ChangeEntity, string[]>(entities.map((entity) => [entity, []]));
+    for (const row of rows) keys.get(row.entity as ChangeEntity)?.push(row.entity_key);
+    return keys;
+  }
+
+  /** The last sequence number of a store (0 before its first write). */
+  async latest(storeId: string, db: Db = this.storage.db): Promise<number> {
+    const row = await db.selectFrom('stores').select('change_seq').where('id', '=', storeId).executeTakeFirst();
+    return Number(row?.change_seq ?? 0);
+  }
+
+  /** Stores whose log has moved past a consumer's cursor. */
+  async storesBehind(consumer: string): Promise<string[]> {
+    const rows = await this.storage.db
+      .selectFrom('stores')
+      .leftJoin('feed_cursors', (join) =>
+        join.onRef('feed_cursors.store_id', '=', 'stores.id').on('feed_cursors.consumer', '=', consumer),
+      )
+      .select('stores.id')
+      .where((eb) => eb('stores.change_seq', '>', eb.fn.coalesce('feed_cursors.seq', eb.lit(0))))
+      .execute();
+    return rows.map((row) => row.id);
+  }
+}

@@ -1,0 +1,133 @@
+import type { Db, StorageHandle } from '../storage/database.js';
+import { inTransaction } from '../storage/transactions.js';
+import type { ChangeFeed } from './change-feed.js';
+import { PollingWorker, type WorkerErrorLog } from './workers.js';
+
+export interface FollowedChange {
+  seq: number;
+  entity: string;
+  key: string;
+}
+
+/** What a follower does with a batch of changes, in the transaction that moves its cursor. */
+export type ApplyChanges = (trx: Db, storeId: string, changes: FollowedChange[]) => Promise<void>;
+
+const BATCH = 2000;
+/** Read-your-writes: a read applies at most this many pending changes of its store inline. */
+export const READ_YOUR_WRITES_LIMIT = 500;
+
+/**
+ * Follows each store's change log for one consumer (search index, collections, image catalogue)
+ * from a cursor kept in feed_cursors and moved in the same transaction as the consumer's writes: a
+ * crash or restart resumes exactly where it stopped, re-applying is harmless for idempotent
+ * consumers, and the locked cursor row keeps several processes from applying the same changes at
+ * once. As a background worker it polls every `intervalMs` for stores whose log moved.
+ */
+export class ChangeFollower extends PollingWorker {
+  #onApplied: (storeId: string, applied: number) => void = () => {};
+
+  constructor(
+    private readonly storage: StorageHandle,
+    private readonly changes: ChangeFeed,
+    /** The cursor's name in feed_cursors (kept stable: renaming it would re-apply the whole log). */
+    readonly consumer: string,
+    private readonly apply: ApplyChanges,
+    options: { name: string; intervalMs?: number; onError?: WorkerErrorLog },
+  ) {
+    super(options.name, options.intervalMs ?? 200, () => this.#catchUpAll(), options.onError);
+  }
+
+  /** Called after changes were applied (e.g. to wake the worker that takes what they queued). */
+  onApplied(listener: (storeId: string, applied: number) => void) {
+    this.#onApplied = listener;
+  }
+
+  /** Locks the consumer's cursor for a store (creating it at 0) and returns its position. */
+  async lockCursor(trx: Db, storeId: string): Promise<number> {
+    await trx
+      .insertInto('feed_cursors')
+      .values({ consumer: this.consumer, store_id: storeId, seq: 0 })
+      .onConflict((oc) => oc.columns(['consumer', 'store_id']).doNothing())
+      .execute();
+    const row = await trx.dialect
+      .lockRows(
+        trx
+          .selectFrom('feed_cursors')
+          .select('seq')
+          .where('consumer', '=', this.consumer)
+          .where('store_id', '=', storeId),
+      )
+      .executeTakeFirstOrThrow();
+    return Number(row.seq);
+  }
+
+  async moveCursor(trx: Db, storeId: string, seq: number) {
+    await trx
+      .updateTable('feed_cursors')
+      .set({ seq })
+      .where('consumer', '=', this.consumer)
+      .where('store_id', '=', storeId)
+      .execute();
+  }
+
+  /** Changes of a store not yet applied by this consumer. */
+  async lag(storeId: string): Promise<number> {
+    const [latest, cursor] = await Promise.all([
+      this.changes.latest(storeId),
+      this.storage.db
+        .selectFrom('feed_cursors')
+        .select('seq')
+        .where('consumer', '=', this.consumer)
+        .where('store_id', '=', storeId)
+        .executeTakeFirst(),
+    ]);
+    return latest - Number(cursor?.seq ?? 0);
+  }
+
+  /** Applies a store's pending changes in batches; returns how many were applied. */
+  async catchUp(storeId: string): Promise<number> {
+    let applied = 0;
+    for (;;) {
+      const done = await inTransaction(this.storage, async (trx) => {
+        const from = await this.lockCursor(trx, storeId);
+        const rows = await trx
+          .selectFrom('change_log')
+          .select(['seq', 'entity', 'entity_key'])
+          .where('store_id', '=', storeId)
+          .where('seq', '>', from)
+          .orderBy('seq')
+          .limit(BATCH)
+          .execute();
+        if (rows.length === 0) return 0;
+        await this.apply(
+          trx,
+          storeId,
+          rows.map((r) => ({ seq: Number(r.seq), entity: r.entity, key: r.entity_key })),
+        );
+        await this.moveCursor(trx, storeId, Number(rows[rows.length - 1].seq));
+        return rows.length;
+      });
+      applied += done;
+      if (done < BATCH) break;
+    }
+    if (applied > 0) this.#onApplied(storeId, applied);
+    return applied;
+  }
+
+  /**
+   * The read-your-writes step of a read (search, collections): when only a few changes are
+   * pending, apply them now so the read sees the writes that came before it; a large backlog is
+   * left to the background run (the read answers from the index as it stands). Returns the lag
+   * that remains.
+   */
+  async readYourWrites(storeId: string): Promise<number> {
+    const lag = await this.lag(storeId);
+    if (lag === 0 || lag > READ_YOUR_WRITES_LIMIT) return lag;
+    await this.catchUp(storeId);
+    return 0;
+  }
+
+  async #catchUpAll() {
+    for (const storeId of await this.changes.storesBehind(this.consumer)) await this.catchUp(storeId);
+  }
+}

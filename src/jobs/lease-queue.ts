@@ -1,0 +1,80 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { StorageHandle } from '../storage/database.js';
+import { inTransaction } from '../storage/transactions.js';
+
+/**
+ * The durable job queues (catalogue images, imports) are rows of their own tables with a lease:
+ * `claimed_by` names the worker, `claimed_until` when its claim lapses. A worker claims ready rows
+ * (on PostgreSQL read FOR UPDATE SKIP LOCKED, so concurrent workers take disjoint rows without
+ * waiting), then confirms each claim with a conditional UPDATE (the only guard SQLite needs, and a
+ * second one on PostgreSQL). A worker that dies leaves a lease that expires, and the row is claimed
+ * again; results are written only `WHERE claimed_by = <the worker>`, so a worker whose lease was
+ * taken over cannot overwrite the new holder's work.
+ */
+export interface LeaseQueue {
+  /** The table whose rows are the jobs; it has `claimed_by` and `claimed_until` text columns. */
+  table: 'images' | 'imports';
+  /** Its primary key columns. */
+  keys: readonly string[];
+  /** Other columns the claim returns. */
+  columns?: readonly string[];
+  /** Which rows are ready to run, at `now` (ISO time). */
+  ready: (now: string) => RawBuilder<unknown>;
+  /** Oldest first by this column. */
+  orderBy: string;
+  /** Columns the claim also sets (e.g. attempts + 1, status running). */
+  onClaim?: (now: string) => RawBuilder<unknown>;
+}
+
+export type ClaimedRow = Record<string, unknown>;
+
+const free = (now: string) => sql`(claimed_until IS NULL OR claimed_until < ${now})`;
+const keyMatch = (keys: readonly string[], row: ClaimedRow) =>
+  sql.join(
+    keys.map((key) => sql`${sql.ref(key)} = ${row[key]}`),
+    sql` AND `,
+  );
+
+export async function claimLeases(
+  storage: StorageHandle,
+  queue: LeaseQueue,
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedRow[]> {
+  const now = new Date();
+  const nowIso = now.toISOString();
+  const until = new Date(now.getTime() + leaseMs).toISOString();
+  const columns = [...queue.keys, ...(queue.columns ?? [])];
+  return inTransaction(storage, async (trx) => {
+    const lock = trx.dialect.supportsRowLocks ? sql` FOR UPDATE SKIP LOCKED` : sql``;
+    const { rows } =
+      await sql<ClaimedRow>`SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(queue.table)}
+      WHERE ${queue.ready(nowIso)} AND ${free(nowIso)} ORDER BY ${sql.ref(queue.orderBy)} LIMIT ${limit}${lock}`.execute(
+        trx,
+      );
+    const claimed: ClaimedRow[] = [];
+    for (const row of rows) {
+      const extra = queue.onClaim ? sql`, ${queue.onClaim(nowIso)}` : sql``;
+      const result =
+        await sql`UPDATE ${sql.table(queue.table)} SET claimed_by = ${workerId}, claimed_until = ${until}${extra}
+        WHERE ${keyMatch(queue.keys, row)} AND ${queue.ready(nowIso)} AND ${free(nowIso)}`.execute(trx);
+      if (Number(result.numAffectedRows ?? 0) === 1) claimed.push(row);
+    }
+    return claimed;
+  });
+}
+
+/** Extends a held lease (long jobs call this while they run); false when the lease was lost. */
+export async function renewLease(
+  storage: StorageHandle,
+  queue: LeaseQueue,
+  row: ClaimedRow,
+  workerId: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const until = new Date(Date.now() + leaseMs).toISOString();
+  const result = await sql`UPDATE ${sql.table(queue.table)} SET claimed_until = ${until}
+    WHERE ${keyMatch(queue.keys, row)} AND claimed_by = ${workerId}`.execute(storage.db);
+  return Number(result.numAffectedRows ?? 0) === 1;
+}

@@ -1,0 +1,148 @@
+/**
+ * The one model for background work: every job a process runs is a named worker in a registry that
+ * `vitrine serve` and `vitrine worker` both read (the roles say which process kind runs it). Work
+ * queued in this process wakes its worker at once; other processes notice at their next poll.
+ */
+
+/** `vitrine serve` runs the 'serve' workers, `vitrine worker` the 'worker' ones (a worker may have both). */
+export type WorkerRole = 'serve' | 'worker';
+
+export interface WorkerStatus {
+  name: string;
+  running: boolean;
+  /** Completed runs (polls that found work or not), failed runs, and the last failure. */
+  runs: number;
+  failures: number;
+  lastError: string | null;
+  lastRunAt: string | null;
+}
+
+export interface BackgroundWorker {
+  /** `<module>.<verb>`, e.g. `search.index`. */
+  readonly name: string;
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+  /** New work is waiting: run now rather than at the next poll. */
+  wake(): void;
+  status(): WorkerStatus;
+}
+
+export type WorkerErrorLog = (worker: string, error: unknown) => void;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A worker that runs `tick` every `intervalMs` and whenever woken, never twice at once (a wake
+ * during a run makes one more run right after it).
+ */
+export class PollingWorker implements BackgroundWorker {
+  #timer: NodeJS.Timeout | undefined;
+  #busy = false;
+  #again = false;
+  #runs = 0;
+  #failures = 0;
+  #lastError: string | null = null;
+  #lastRunAt: string | null = null;
+
+  constructor(
+    readonly name: string,
+    private readonly intervalMs: number,
+    private readonly tick: () => Promise<unknown>,
+    private readonly onError: WorkerErrorLog = () => {},
+  ) {}
+
+  start() {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => this.wake(), this.intervalMs);
+    this.#timer.unref();
+    this.wake();
+  }
+
+  wake() {
+    if (!this.#timer) return;
+    if (this.#busy) {
+      this.#again = true;
+      return;
+    }
+    this.#busy = true;
+    this.tick()
+      .catch((error: unknown) => {
+        this.#failures++;
+        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.onError(this.name, error);
+      })
+      .finally(() => {
+        this.#runs++;
+        this.#lastRunAt = new Date().toISOString();
+        this.#busy = false;
+        if (this.#again && this.#timer) {
+          this.#again = false;
+          this.wake();
+        }
+      });
+  }
+
+  async stop() {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    while (this.#busy) await sleep(10);
+  }
+
+  status(): WorkerStatus {
+    return {
+      name: this.name,
+      running: this.#timer !== undefined,
+      runs: this.#runs,
+      failures: this.#failures,
+      lastError: this.#lastError,
+      lastRunAt: this.#lastRunAt,
+    };
+  }
+}
+
+/** The named workers of a process. */
+export class WorkerRegistry {
+  readonly #workers = new Map<string, { worker: BackgroundWorker; roles: readonly WorkerRole[] }>();
+  readonly #started = new Set<string>();
+
+  register(worker: BackgroundWorker, roles: readonly WorkerRole[]) {
+    if (this.#workers.has(worker.name)) throw new Error(`worker ${worker.name} is registered twice`);
+    this.#workers.set(worker.name, { worker, roles });
+    return worker;
+  }
+
+  get(name: string): BackgroundWorker | undefined {
+    return this.#workers.get(name)?.worker;
+  }
+
+  names(role?: WorkerRole): string[] {
+    return [...this.#workers].filter(([, w]) => role === undefined || w.roles.includes(role)).map(([name]) => name);
+  }
+
+  /** Starts every worker of the role, except those named in `skip`; one that fails to start is reported and the others still start. */
+  async start(role: WorkerRole, skip: readonly string[] = [], onError: WorkerErrorLog = () => {}) {
+    for (const [name, { worker, roles }] of this.#workers) {
+      if (!roles.includes(role) || skip.includes(name) || this.#started.has(name)) continue;
+      try {
+        await worker.start();
+        this.#started.add(name);
+      } catch (error) {
+        onError(name, error);
+      }
+    }
+  }
+
+  wake(name: string) {
+    this.#workers.get(name)?.worker.wake();
+  }
+
+  /** Stops the started workers, newest first. */
+  async stop() {
+    for (const name of [...this.#started].reverse()) await this.#workers.get(name)!.worker.stop();
+    this.#started.clear();
+  }
+
+  status(): WorkerStatus[] {
+    return [...this.#workers.values()].map(({ worker }) => worker.status());
+  }
+}

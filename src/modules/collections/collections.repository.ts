@@ -1,0 +1,167 @@
+import type { Db } from '../../storage/database.js';
+import { chunked } from '../../storage/chunks.js';
+
+export interface CollectionRow {
+  parent_id: string | null;
+  status: string;
+  auto_refresh: number;
+  is_static: number;
+  document: string;
+  updated_at: string;
+}
+
+export interface MemberRow {
+  store_id: string;
+  collection_id: string;
+  product_code: string;
+  sort_key: string;
+  visible: number;
+}
+
+export function listForWrite(db: Db, storeId: string) {
+  return db.selectFrom('collections').select(['id', 'parent_id', 'document']).where('store_id', '=', storeId).execute();
+}
+
+/** Every collection of a store, oldest first (the listing order). */
+export function listDocuments(db: Db, storeId: string) {
+  return db
+    .selectFrom('collections')
+    .select(['id', 'document'])
+    .where('store_id', '=', storeId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findCollection(db: Db, storeId: string, id: string) {
+  return db
+    .selectFrom('collections')
+    .select(['id', 'parent_id'])
+    .where('store_id', '=', storeId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function childrenOf(db: Db, storeId: string, id: string) {
+  return db
+    .selectFrom('collections')
+    .select(['id', 'document'])
+    .where('store_id', '=', storeId)
+    .where('parent_id', '=', id)
+    .execute();
+}
+
+export async function insertCollection(db: Db, storeId: string, id: string, row: CollectionRow, now: string) {
+  await db
+    .insertInto('collections')
+    .values({ store_id: storeId, id, created_at: now, ...row })
+    .execute();
+}
+
+export async function updateCollection(db: Db, storeId: string, id: string, row: Partial<CollectionRow>) {
+  await db.updateTable('collections').set(row).where('store_id', '=', storeId).where('id', '=', id).execute();
+}
+
+export async function deleteCollection(db: Db, storeId: string, id: string) {
+  await db.deleteFrom('collection_members').where('store_id', '=', storeId).where('collection_id', '=', id).execute();
+  await db.deleteFrom('collections').where('store_id', '=', storeId).where('id', '=', id).execute();
+}
+
+export async function clearMembers(db: Db, storeId: string, collectionId: string) {
+  await db
+    .deleteFrom('collection_members')
+    .where('store_id', '=', storeId)
+    .where('collection_id', '=', collectionId)
+    .execute();
+}
+
+export async function insertMembers(db: Db, rows: MemberRow[]) {
+  for (const chunk of chunked(db, rows, { paramsPerItem: 5, maxItems: 1000 }))
+    await db.insertInto('collection_members').values(chunk).execute();
+}
+
+/** Rule collections that follow the catalog (autoRefresh, not static). */
+export function liveRuleCollections(db: Db, storeId: string) {
+  return db
+    .selectFrom('collections')
+    .select(['id', 'document'])
+    .where('store_id', '=', storeId)
+    .where('auto_refresh', '=', 1)
+    .where('is_static', '=', 0)
+    .execute();
+}
+
+/** Removes the given products from every live rule collection (they are evaluated again). */
+export async function deleteLiveMemberships(db: Db, storeId: string, codes: string[]) {
+  await db
+    .deleteFrom('collection_members')
+    .where('store_id', '=', storeId)
+    .where('product_code', 'in', codes)
+    .where('collection_id', 'in', (eb) =>
+      eb
+        .selectFrom('collections')
+        .select('id')
+        .where('store_id', '=', storeId)
+        .where('auto_refresh', '=', 1)
+        .where('is_static', '=', 0),
+    )
+    .execute();
+}
+
+/** Marks the memberships of `codes` visible or not (frozen collections keep members but follow their visibility). */
+export async function setVisibility(db: Db, storeId: string, codes: string[], visible: boolean) {
+  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
+    await db
+      .updateTable('collection_members')
+      .set({ visible: visible ? 1 : 0 })
+      .where('store_id', '=', storeId)
+      .where('product_code', 'in', chunk)
+      .execute();
+  }
+}
+
+export async function visibleMemberCounts(db: Db, storeId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('collection_members')
+    .select(['collection_id', (eb) => eb.fn.countAll().as('n')])
+    .where('store_id', '=', storeId)
+    .where('visible', '=', 1)
+    .groupBy('collection_id')
+    .execute();
+  return new Map(rows.map((row) => [row.collection_id, Number(row.n)]));
+}
+
+/** (collection, product) pairs for the given products. */
+export async function membershipsOf(db: Db, storeId: string, codes: string[]) {
+  const rows = [];
+  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
+    rows.push(
+      ...(await db
+        .selectFrom('collection_members')
+        .select(['collection_id', 'product_code'])
+        .where('store_id', '=', storeId)
+        .where('product_code', 'in', chunk)
+        .execute()),
+    );
+  }
+  return rows;
+}
+
+/** A page of a collection's visible members in sort order, leaving out `excluded` (its heroes). */
+export async function pageOfVisibleMembers(
+  db: Db,
+  storeId: string,
+  collectionId: string,
+  excluded: string[],
+  page: { offset: number; limit: number },
+) {
+  let query = db
+    .selectFrom('collection_members')
+    .select('product_code')
+    .where('store_id', '=', storeId)
+    .where('collection_id', '=', collectionId)
+    .where('visible', '=', 1);
+  if (excluded.length > 0) query = query.where('product_code', 'not in', excluded);
+  const rows = await query.orderBy('sort_key').orderBy('product_code').limit(page.limit).offset(page.offset).execute();
+  return rows.map((row) => row.product_code);
+}

@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ok } from '../../http/envelope.js';
+import { Envelope, standardErrors } from '../../http/schemas.js';
+import { InvalidRequestError } from '../../errors.js';
+import type { ImportsService } from './imports.service.js';
+import { parseEncoding } from '../../catalog/import-formats.js';
+import { MAX_IMPORT_BYTES } from '../../catalog/limits.js';
+
+const tags = ['admin'];
+
+const ImportStatus = Type.Object({
+  import_id: Type.String(),
+  store_uuid: Type.String(),
+  status: Type.String({ description: 'queued, running, done or failed' }),
+  format: Type.String(),
+  source: Type.String(),
+  progress: Type.Object({ rows: Type.Integer() }),
+  summary: Type.Union([
+    Type.Object({
+      rows: Type.Integer(),
+      inserted: Type.Integer(),
+      updated: Type.Integer(),
+      failed: Type.Integer(),
+      failures: Type.Record(Type.String(), Type.Integer()),
+      seconds: Type.Number(),
+    }),
+    Type.Null(),
+  ]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  started_at: Type.Union([Type.String(), Type.Null()]),
+  finished_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** Catalog imports through the operator API: upload (multipart) or URL, processed in the background. */
+export const importsAdminRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService }> = async (app, { imports }) => {
+  await app.register(fastifyMultipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10 } });
+
+  app.post(
+    '/stores/:store_uuid/imports',
+    {
+      schema: {
+        tags,
+        summary: 'Queue a catalog import (202)',
+        description:
+          'multipart/form-data with a `file` field (.csv, .json array or .ndjson; optional fields format, delimiter, encoding given before the file), or a JSON body {"url", "format"?, "delimiter"?, "encoding"?} fetched with the image fetch rules (no private or metadata addresses unless VITRINE_ALLOW_PRIVATE_FETCH, at most 3 redirects). Rows go through the store\'s mapping profile and the rules of POST /v1/products.',
+        params: Type.Object({ store_uuid: Type.String() }),
+        response: {
+          202: Envelope(Type.Object({ import_id: Type.String(), status: Type.String() })),
+          ...standardErrors(413),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { store_uuid } = request.params;
+      const encodingOf = (value: unknown) => parseEncoding(value);
+      if (request.isMultipart()) {
+        const file = await request.file();
+        if (!file) throw new InvalidRequestError("multipart field 'file' is required", 'file');
+        const field = (name: string) => {
+          const f = file.fields[name] as { value?: unknown } | undefined;
+          return typeof f?.value === 'string' ? f.value : undefined;
+        };
+        const queued = await imports.fromUpload(store_uuid, file.filename, file.file, {
+          format: field('format'),
+          delimiter: field('delimiter'),
+          encoding: encodingOf(field('encoding')),
+        });
+        return reply.code(202).send(ok(request, queued));
+      }
+      const body = request.body as
+        { url?: unknown; format?: unknown; delimiter?: unknown; encoding?: unknown } | undefined;
+      if (!body || typeof body.url !== 'string')
+        throw new InvalidRequestError("send the file as multipart field 'file', or a JSON body with 'url'", 'url');
+      const queued = await imports.fromUrl(store_uuid, body.url, {
+        format: typeof body.format === 'string' ? body.format : undefined,
+        delimiter: typeof body.delimiter === 'string' ? body.delimiter : undefined,
+        encoding: encodingOf(body.encoding),
+      });
+      return reply.code(202).send(ok(request, queued));
+    },
+  );
+
+  app.get(
+    '/imports/:id',
+    {
+      schema: {
+        tags,
+        summary: "An import's status, progress and summary",
+        params: Type.Object({ id: Type.String() }),
+        response: { 200: Envelope(ImportStatus), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, await imports.get(request.params.id)),
+  );
+
+  app.get(
+    '/imports/:id/rejects',
+    {
+      schema: {
+        tags,
+        summary: 'Rejected rows of an import (NDJSON: line, product_code, reason, details, row)',
+        params: Type.Object({ id: Type.String() }),
+      },
+    },
+    async (request, reply) => {
+      const file = await imports.rejects(request.params.id);
+      reply.type('application/x-ndjson');
+      return file ? reply.send(fs.createReadStream(file)) : reply.send('');
+    },
+  );
+};

@@ -1,0 +1,130 @@
+import type { Db, StorageHandle } from '../../storage/database.js';
+import { firstImageUrl } from '../../catalog/product-fields.js';
+import { priceOf } from '../../catalog/price.js';
+import * as repo from './products.repository.js';
+
+/** A stored product as other modules see it. */
+export interface ProductRecord {
+  code: string;
+  status: string;
+  parentCode: string | null;
+  attributes: Record<string, unknown>;
+}
+
+/** What listings show of a product (collections, search by photo): the price only when it passes the price rule. */
+export interface ProductSummary {
+  product_code: string;
+  title: string;
+  category: string;
+  price: number | null;
+  currency: string;
+  image_url: string;
+}
+
+const toRecord = (row: {
+  product_code: string;
+  status: string;
+  parent_code: string | null;
+  attributes: string;
+}): ProductRecord => ({
+  code: row.product_code,
+  status: row.status,
+  parentCode: row.parent_code,
+  attributes: JSON.parse(row.attributes) as Record<string, unknown>,
+});
+
+/**
+ * The narrow read side of the products module that every other module goes through: no other
+ * module queries the products tables. Each read takes an optional `db` so that a caller inside a
+ * transaction (a change follower) reads what its transaction sees.
+ */
+export class ProductsReadPort {
+  constructor(private readonly storage: StorageHandle) {}
+
+  /** Products by code, any status (codes that do not exist are absent). */
+  async attributesByCodes(
+    storeId: string,
+    codes: readonly string[],
+    db: Db = this.storage.db,
+  ): Promise<ProductRecord[]> {
+    return codes.length === 0 ? [] : (await repo.findByCodes(db, storeId, codes, false)).map(toRecord);
+  }
+
+  /** Only the new and active ones among `codes`. */
+  async visibleByCodes(storeId: string, codes: readonly string[], db: Db = this.storage.db): Promise<ProductRecord[]> {
+    return codes.length === 0 ? [] : (await repo.findByCodes(db, storeId, codes, true)).map(toRecord);
+  }
+
+  async byCode(storeId: string, code: string): Promise<ProductRecord | undefined> {
+    return (await this.attributesByCodes(storeId, [code]))[0];
+  }
+
+  /** The codes among `codes` that are visible. */
+  async visibleCodes(storeId: string, codes: readonly string[]): Promise<Set<string>> {
+    return new Set((await this.visibleByCodes(storeId, codes)).map((p) => p.code));
+  }
+
+  /** Every product of a store (or only the visible ones), a page at a time in product_code order. */
+  async *pageAll(
+    storeId: string,
+    options: { visibleOnly?: boolean; pageSize?: number; db?: Db } = {},
+  ): AsyncGenerator<ProductRecord[]> {
+    const limit = options.pageSize ?? 5000;
+    for (let after = ''; ;) {
+      const rows = await repo.pageByCode(options.db ?? this.storage.db, storeId, {
+        after,
+        limit,
+        visibleOnly: options.visibleOnly ?? false,
+      });
+      if (rows.length > 0) yield rows.map(toRecord);
+      if (rows.length < limit) return;
+      after = rows[rows.length - 1].product_code;
+    }
+  }
+
+  /** Visible products whose product_code, then parent_code, equals `value` exactly. */
+  async visibleByExactCode(
+    storeId: string,
+    value: string,
+    limit: number,
+  ): Promise<Array<{ code: string; title: string }>> {
+    const db = this.storage.db;
+    // Two lookups rather than one OR, so each uses its index.
+    const rows = [
+      ...(await repo.findVisibleByExactCode(db, storeId, 'product_code', value, limit)),
+      ...(await repo.findVisibleByExactCode(db, storeId, 'parent_code', value, limit)),
+    ];
+    return rows.map((row) => ({ code: row.product_code, title: row.title ?? row.product_code }));
+  }
+
+  /** Display fields in the order of `codes` (missing or, with visibleOnly, hidden products left out). */
+  async summariesByCodes(
+    storeId: string,
+    codes: readonly string[],
+    options: { visibleOnly: boolean },
+  ): Promise<ProductSummary[]> {
+    if (codes.length === 0) return [];
+    const rows = await repo.findSummaries(this.storage.db, storeId, codes, options.visibleOnly);
+    const byCode = new Map(rows.map((row) => [row.product_code, row]));
+    return codes.flatMap((code) => {
+      const row = byCode.get(code);
+      if (!row) return [];
+      const attributes = JSON.parse(row.attributes) as Record<string, unknown>;
+      return [
+        {
+          product_code: row.product_code,
+          title: row.title ?? '',
+          category: row.category ?? '',
+          price: priceOf(row.price),
+          currency: row.currency ?? '',
+          image_url: firstImageUrl(attributes),
+        },
+      ];
+    });
+  }
+
+  /** Codes among `codes` that are a product_code or a parent_code of a stored product. */
+  knownParentCodes(storeId: string, codes: readonly string[], db: Db = this.storage.db): Promise<Set<string>> {
+    return codes.length === 0 ? Promise.resolve(new Set()) : repo.findKnownParentCodes(db, storeId, codes);
+  }
+}

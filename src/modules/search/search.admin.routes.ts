@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ok } from '../../http/envelope.js';
+import { Envelope, standardErrors } from '../../http/schemas.js';
+import type { StoresService } from '../stores/stores.service.js';
+import { StoreUuidParams } from '../stores/stores.schemas.js';
+import type { SearchIndexer } from './search-indexer.js';
+import { SynonymsBody } from './search.schemas.js';
+
+const tags = ['admin'];
+
+/** The operator API of text search: synonyms and rebuilding the index. */
+export const searchAdminRoutes: FastifyPluginAsyncTypebox<{
+  stores: StoresService;
+  searchIndexer: SearchIndexer;
+}> = async (app, { stores, searchIndexer }) => {
+  app.get(
+    '/stores/:store_uuid/synonyms',
+    {
+      schema: {
+        tags,
+        summary: "Read a store's search synonyms",
+        params: StoreUuidParams,
+        response: { 200: Envelope(SynonymsBody), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, { synonyms: (await stores.getStore(request.params.store_uuid)).synonyms }),
+  );
+
+  app.put(
+    '/stores/:store_uuid/synonyms',
+    {
+      schema: {
+        tags,
+        summary: "Replace a store's search synonyms (applied at query time)",
+        params: StoreUuidParams,
+        body: SynonymsBody,
+        response: { 200: Envelope(SynonymsBody), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, await stores.setSynonyms(request.params.store_uuid, request.body)),
+  );
+
+  app.post(
+    '/stores/:store_uuid/reindex',
+    {
+      schema: {
+        tags,
+        summary: "Rebuild a store's text index from its products",
+        params: StoreUuidParams,
+        response: {
+          200: Envelope(Type.Object({ indexed: Type.Integer(), seconds: Type.Number() })),
+          ...standardErrors(),
+        },
+      },
+    },
+    async (request) => ok(request, await searchIndexer.rebuild(request.params.store_uuid)),
+  );
+};

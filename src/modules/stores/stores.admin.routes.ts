@@ -1,0 +1,164 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ok } from '../../http/envelope.js';
+import { Envelope, standardErrors } from '../../http/schemas.js';
+import { InvalidRequestError } from '../../errors.js';
+import type { StoresService } from './stores.service.js';
+import {
+  CreatedStoreSchema,
+  CreatedTokenSchema,
+  CreateStoreBody,
+  CreateTokenBody,
+  CreateWorkspaceBody,
+  MappingProfileSchema,
+  RevokedTokenSchema,
+  StoreListItemSchema,
+  StoreUuidParams,
+  TokenIdParams,
+  WorkspaceSchema,
+} from './stores.schemas.js';
+
+const tags = ['admin'];
+
+/** The operator API of workspaces, stores, tokens and mapping profiles (CONTRACT §2): the same operations as the CLI. */
+export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService }> = async (app, { stores }) => {
+  app.get(
+    '/workspaces',
+    {
+      schema: {
+        tags,
+        summary: 'List workspaces',
+        response: { 200: Envelope(Type.Array(WorkspaceSchema)), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, await stores.listWorkspaces()),
+  );
+
+  app.post(
+    '/workspaces',
+    {
+      schema: {
+        tags,
+        summary: 'Create a workspace (idempotent by name)',
+        body: CreateWorkspaceBody,
+        response: { 201: Envelope(WorkspaceSchema), 200: Envelope(WorkspaceSchema), ...standardErrors() },
+      },
+    },
+    async (request, reply) => {
+      const { created, ...workspace } = await stores.createWorkspace(request.body.name);
+      return reply.code(created ? 201 : 200).send(ok(request, workspace));
+    },
+  );
+
+  app.get(
+    '/stores',
+    {
+      schema: {
+        tags,
+        summary: 'List every store',
+        response: { 200: Envelope(Type.Array(StoreListItemSchema)), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, await stores.listStores()),
+  );
+
+  app.post(
+    '/stores',
+    {
+      schema: {
+        tags,
+        summary: 'Register a store and issue a token for its workspace',
+        body: CreateStoreBody,
+        response: { 201: Envelope(CreatedStoreSchema), ...standardErrors() },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      let workspaceName = body.workspace_name;
+      if (!workspaceName && body.workspace_id) {
+        workspaceName = (await stores.listWorkspaces()).find((w) => w.workspace_id === body.workspace_id)?.name;
+        if (!workspaceName) throw new InvalidRequestError(`workspace ${body.workspace_id} not found`, 'workspace_id');
+      }
+      if (!workspaceName) throw new InvalidRequestError("body 'workspace_name' is required", 'workspace_name');
+      const created = await stores.createStore({
+        workspaceName,
+        name: body.name,
+        website: body.website,
+        countries: body.country,
+        channels: body.channels,
+        taxonomy: body.taxonomy,
+        linkedStoreId: body.linked_store_id,
+      });
+      return reply.code(201).send(ok(request, created));
+    },
+  );
+
+  app.post(
+    '/tokens',
+    {
+      schema: {
+        tags,
+        summary: 'Issue another token for a workspace',
+        body: CreateTokenBody,
+        response: { 201: Envelope(CreatedTokenSchema), ...standardErrors() },
+      },
+    },
+    async (request, reply) => reply.code(201).send(ok(request, await stores.createToken(request.body.workspace_id))),
+  );
+
+  app.delete(
+    '/tokens/:token_id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a token (effective at once on every process)',
+        params: TokenIdParams,
+        response: { 200: Envelope(RevokedTokenSchema), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, await stores.revokeToken(request.params.token_id)),
+  );
+
+  app.get(
+    '/stores/:store_uuid/mapping',
+    {
+      schema: {
+        tags,
+        summary: "Read a store's mapping profile",
+        params: StoreUuidParams,
+        response: { 200: Envelope(MappingProfileSchema), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, await stores.getMappingProfile(request.params.store_uuid)),
+  );
+
+  app.put(
+    '/stores/:store_uuid/mapping',
+    {
+      schema: {
+        tags,
+        summary: "Replace a store's mapping profile",
+        params: StoreUuidParams,
+        body: MappingProfileSchema,
+        response: { 200: Envelope(MappingProfileSchema), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, await stores.setMappingProfile(request.params.store_uuid, request.body)),
+  );
+
+  app.delete(
+    '/stores/:store_uuid/mapping',
+    {
+      schema: {
+        tags,
+        summary: "Remove a store's mapping profile (product writes then answer 404)",
+        params: StoreUuidParams,
+        response: { 200: Envelope(Type.Object({ removed: Type.Boolean() })), ...standardErrors() },
+      },
+    },
+    async (request) => {
+      await stores.removeMappingProfile(request.params.store_uuid);
+      return ok(request, { removed: true });
+    },
+  );
+};

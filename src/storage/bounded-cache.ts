@@ -1,0 +1,78 @@
+import { LRUCache } from 'lru-cache';
+
+export interface CacheStats {
+  name: string;
+  entries: number;
+  bytes: number;
+  maxBytes: number;
+  evictions: number;
+}
+
+const registry = new Set<BoundedCache<unknown>>();
+
+/**
+ * A per-store in-memory index cache bounded by estimated memory (least recently used first out):
+ * a process that serves many stores keeps the busiest ones and rebuilds the others on demand.
+ * Sizes are estimates the owner gives (`sizeOf`), re-read each time an entry is set again.
+ */
+export class BoundedCache<V> {
+  // Values are wrapped afresh on each set: lru-cache re-weighs an entry only when its value object changes.
+  readonly #cache: LRUCache<string, { value: V }>;
+  #evictions = 0;
+
+  constructor(
+    readonly name: string,
+    readonly maxBytes: number,
+    sizeOf: (value: V) => number,
+    onEvict: (key: string, value: V) => void = () => {},
+  ) {
+    this.#cache = new LRUCache<string, { value: V }>({
+      maxSize: Math.max(1, maxBytes),
+      // An entry larger than the whole budget counts as the whole budget: it is kept alone (the store
+      // being served needs it) instead of being refused and rebuilt on every request.
+      sizeCalculation: (entry) => Math.min(Math.max(1, maxBytes), Math.max(1, Math.round(sizeOf(entry.value)))),
+      dispose: (entry, key, reason) => {
+        if (reason === 'evict') this.#evictions++;
+        if (reason === 'evict' || reason === 'delete') onEvict(key, entry.value);
+      },
+    });
+    registry.add(this as BoundedCache<unknown>);
+  }
+
+  get(key: string): V | undefined {
+    return this.#cache.get(key)?.value;
+  }
+
+  set(key: string, value: V) {
+    this.#cache.set(key, { value });
+  }
+
+  delete(key: string) {
+    this.#cache.delete(key);
+  }
+
+  values(): V[] {
+    return [...this.#cache.values()].map((entry) => entry.value);
+  }
+
+  stats(): CacheStats {
+    return {
+      name: this.name,
+      entries: this.#cache.size,
+      bytes: this.#cache.calculatedSize,
+      maxBytes: this.maxBytes,
+      evictions: this.#evictions,
+    };
+  }
+
+  /** Forgets the cache (a closed container). */
+  close() {
+    this.#cache.clear();
+    registry.delete(this as BoundedCache<unknown>);
+  }
+}
+
+/** Every live cache's figures (for status and metrics). */
+export function cacheStats(): CacheStats[] {
+  return [...registry].map((cache) => cache.stats());
+}

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { chunked } from '../../src/storage/chunks.js';
+import { sqliteDialect } from '../../src/storage/sqlite.js';
+import { postgresDialect } from '../../src/storage/postgres.js';
+import { BoundedCache } from '../../src/storage/bounded-cache.js';
+import { priceOf, isValidPrice } from '../../src/catalog/price.js';
+import { firstImageUrl, TEXT_FIELDS, CANONICAL_FIELDS } from '../../src/catalog/product-fields.js';
+import { parseEncoding, parseFormat } from '../../src/catalog/import-formats.js';
+import { PollingWorker, WorkerRegistry } from '../../src/jobs/workers.js';
+
+describe('chunked', () => {
+  it('never binds more parameters than the dialect allows, and honours a cap of its own', () => {
+    const items = Array.from({ length: 100_000 }, (_, i) => i);
+    for (const dialect of [sqliteDialect, postgresDialect]) {
+      const chunks = chunked(dialect, items, { paramsPerItem: 12 });
+      assert.ok(
+        chunks.every((c) => c.length * 12 + 16 <= dialect.maxParameters),
+        dialect.name,
+      );
+      assert.deepEqual(chunks.flat(), items);
+    }
+    assert.ok(chunked({ dialect: sqliteDialect }, items, { maxItems: 500 }).every((c) => c.length <= 500));
+    assert.deepEqual(chunked(sqliteDialect, []), []);
+  });
+});
+
+describe('BoundedCache', () => {
+  it('evicts the least recently used entries beyond its byte budget and tells the owner', () => {
+    const evicted: string[] = [];
+    const cache = new BoundedCache<{ size: number }>(
+      'test',
+      100,
+      (v) => v.size,
+      (key) => evicted.push(key),
+    );
+    cache.set('a', { size: 40 });
+    cache.set('b', { size: 40 });
+    assert.ok(cache.get('a')); // a is now the most recently used
+    cache.set('c', { size: 40 });
+    assert.equal(cache.get('b'), undefined);
+    assert.deepEqual(evicted, ['b']);
+    assert.equal(cache.stats().evictions, 1);
+    // An entry that grew is re-weighed when set again.
+    const a = cache.get('a')!;
+    a.size = 90;
+    cache.set('a', a);
+    assert.equal(cache.get('c'), undefined);
+    // One entry larger than the whole budget is still kept (the store being served needs it).
+    cache.set('huge', { size: 1000 });
+    assert.ok(cache.get('huge'));
+    cache.close();
+  });
+});
+
+describe('catalog rules', () => {
+  it('prices: only what the quality check accepts is a price anywhere', () => {
+    assert.equal(priceOf('49.90'), 49.9);
+    assert.equal(priceOf(' 49 '), 49);
+    assert.equal(priceOf('49.12345'), null);
+    assert.equal(priceOf('1e5'), null);
+    assert.equal(priceOf('-3'), null);
+    assert.equal(priceOf(''), null);
+    assert.equal(priceOf(12.5), 12.5);
+    assert.equal(priceOf(Number.NaN), null);
+    assert.equal(isValidPrice('49.1234'), true);
+  });
+
+  it('fields, formats and encodings have one definition', () => {
+    assert.equal(firstImageUrl({ 'Image URL 2': ' https://x/2.jpg ', 'Image URL 1': '' }), 'https://x/2.jpg');
+    assert.ok(TEXT_FIELDS.has('Colour') && !TEXT_FIELDS.has('Status'));
+    assert.ok(CANONICAL_FIELDS.includes('Sub Category'));
+    assert.equal(parseEncoding('ISO-8859-1'), 'latin1');
+    assert.equal(parseEncoding(undefined), undefined);
+    assert.throws(() => parseEncoding('ebcdic'), /encoding must be one of/);
+    assert.equal(parseFormat(undefined, 'x.jsonl'), 'ndjson');
+    assert.throws(() => parseFormat('xml', 'x.csv'), /format must be one of/);
+  });
+});
+
+describe('background workers', () => {
+  it('a wake during a run makes exactly one more run; stop waits for the run in progress', async () => {
+    let runs = 0;
+    let release: () => void = () => {};
+    const worker = new PollingWorker('test.work', 60_000, async () => {
+      runs++;
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    const registry = new WorkerRegistry();
+    registry.register(worker, ['serve']);
+    assert.throws(() => registry.register(worker, ['serve']), /registered twice/);
+    await registry.start('worker');
+    assert.equal(runs, 0, 'not a worker-role job');
+    await registry.start('serve');
+    assert.equal(runs, 1);
+    registry.wake('test.work');
+    registry.wake('test.work');
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(runs, 2);
+    release();
+    await registry.stop();
+    assert.equal(registry.status()[0].running, false);
+    assert.equal(registry.status()[0].runs, 2);
+  });
+
+  it('records a failed run and keeps working', async () => {
+    const errors: string[] = [];
+    let fail = true;
+    const worker = new PollingWorker(
+      'test.flaky',
+      60_000,
+      async () => {
+        if (fail) throw new Error('boom');
+      },
+      (name, error) => errors.push(`${name}: ${(error as Error).message}`),
+    );
+    worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    fail = false;
+    worker.wake();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await worker.stop();
+    assert.deepEqual(errors, ['test.flaky: boom']);
+    assert.equal(worker.status().failures, 1);
+    assert.equal(worker.status().lastError, 'boom');
+  });
+});
