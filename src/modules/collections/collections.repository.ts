@@ -108,14 +108,24 @@ export async function deleteLiveMemberships(db: Db, storeId: string, codes: stri
     .execute();
 }
 
-/** Marks the memberships of `codes` visible or not (frozen collections keep members but follow their visibility). */
-export async function setVisibility(db: Db, storeId: string, codes: string[], visible: boolean) {
+/**
+ * Marks the memberships of `codes` in frozen collections (manual, or autoRefresh off) visible or not:
+ * they keep their members but show only visible ones. Live rule collections re-insert their rows.
+ */
+export async function setFrozenVisibility(db: Db, storeId: string, codes: string[], visible: boolean) {
   for (const chunk of chunked(db, codes, { maxItems: 500 })) {
     await db
       .updateTable('collection_members')
       .set({ visible: visible ? 1 : 0 })
       .where('store_id', '=', storeId)
       .where('product_code', 'in', chunk)
+      .where('collection_id', 'in', (eb) =>
+        eb
+          .selectFrom('collections')
+          .select('id')
+          .where('store_id', '=', storeId)
+          .where((c) => c.or([c('auto_refresh', '=', 0), c('is_static', '=', 1)])),
+      )
       .execute();
   }
 }

@@ -219,8 +219,8 @@ export class CollectionsService {
     for (const chunk of chunked(trx, codes, { maxItems: 500 })) {
       const products = await this.catalog.attributesByCodes(storeId, chunk, trx);
       const visible = new Set(products.filter((p) => isVisibleStatus(p.status)).map((p) => p.code));
-      await repo.setVisibility(trx, storeId, [...visible], true);
-      await repo.setVisibility(
+      await repo.setFrozenVisibility(trx, storeId, [...visible], true);
+      await repo.setFrozenVisibility(
         trx,
         storeId,
         chunk.filter((code) => !visible.has(code)),
