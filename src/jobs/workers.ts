@@ -111,10 +111,6 @@ export class WorkerRegistry {
     return worker;
   }
 
-  get(name: string): BackgroundWorker | undefined {
-    return this.#workers.get(name)?.worker;
-  }
-
   names(role?: WorkerRole): string[] {
     return [...this.#workers].filter(([, w]) => role === undefined || w.roles.includes(role)).map(([name]) => name);
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor, StorageHandle } from '../storage/database.js';
+import type { Db, StorageHandle } from '../storage/database.js';
+import { chunked } from '../storage/chunks.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
 import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js';
 
@@ -23,15 +24,12 @@ export function tsQueryExpression(plan: QueryPlan, mode: MatchMode): string {
 export class PostgresTextIndex implements TextIndex {
   constructor(private readonly storage: StorageHandle) {}
 
-  async write(trx: Executor, storeId: string, docs: IndexedDoc[], removed: string[]) {
-    if (removed.length > 0)
-      await trx
-        .deleteFrom('search_docs')
-        .where('store_id', '=', storeId)
-        .where('product_code', 'in', removed)
-        .execute();
-    for (let i = 0; i < docs.length; i += 500) {
-      const chunk = docs.slice(i, i + 500);
+  async write(trx: Db, storeId: string, docs: IndexedDoc[], removed: string[]) {
+    for (const chunk of chunked(trx, removed)) {
+      await trx.deleteFrom('search_docs').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
+    }
+    // The rows travel as five arrays (unnest): 500 documents a statement bounds its size, not its parameters.
+    for (const chunk of chunked(trx, docs, { maxItems: 500 })) {
       await sql`
         INSERT INTO search_docs (store_id, product_code, title, title_terms, tsv)
         SELECT ${storeId}, d.code, d.title, d.terms,
@@ -44,7 +42,7 @@ export class PostgresTextIndex implements TextIndex {
     }
   }
 
-  async clearStore(trx: Executor, storeId: string) {
+  async clearStore(trx: Db, storeId: string) {
     await trx.deleteFrom('search_docs').where('store_id', '=', storeId).execute();
   }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor, StorageHandle } from '../storage/database.js';
+import type { Db, StorageHandle } from '../storage/database.js';
+import { chunked } from '../storage/chunks.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
 import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js';
 
@@ -20,11 +21,10 @@ export function matchExpression(plan: QueryPlan, mode: MatchMode): string {
 export class SqliteTextIndex implements TextIndex {
   constructor(private readonly storage: StorageHandle) {}
 
-  async write(trx: Executor, storeId: string, docs: IndexedDoc[], removed: string[]) {
+  async write(trx: Db, storeId: string, docs: IndexedDoc[], removed: string[]) {
     const codes = [...removed, ...docs.map((d) => d.productCode)];
     if (codes.length === 0) return;
-    for (let i = 0; i < codes.length; i += 500) {
-      const chunk = codes.slice(i, i + 500);
+    for (const chunk of chunked(trx, codes, { maxItems: 500 })) {
       await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId} AND product_code IN (${sql.join(chunk)}))`.execute(
         trx,
       );
@@ -42,7 +42,7 @@ export class SqliteTextIndex implements TextIndex {
     }
   }
 
-  async clearStore(trx: Executor, storeId: string) {
+  async clearStore(trx: Db, storeId: string) {
     await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId})`.execute(
       trx,
     );

@@ -1,4 +1,4 @@
-import type { Executor, StorageHandle } from '../storage/database.js';
+import type { Db, StorageHandle } from '../storage/database.js';
 import type { QueryPlan } from './query-plan.js';
 import { SqliteTextIndex } from './sqlite-text-index.js';
 import { PostgresTextIndex } from './postgres-text-index.js';
@@ -26,8 +26,8 @@ export type MatchMode = 'all' | 'any';
 /** The engine-specific full-text index (SQLite FTS5 / PostgreSQL tsvector + GIN). */
 export interface TextIndex {
   /** Replaces the docs of the given codes and removes `removed`, in the caller's transaction. */
-  write(trx: Executor, storeId: string, docs: IndexedDoc[], removed: string[]): Promise<void>;
-  clearStore(trx: Executor, storeId: string): Promise<void>;
+  write(trx: Db, storeId: string, docs: IndexedDoc[], removed: string[]): Promise<void>;
+  clearStore(trx: Db, storeId: string): Promise<void>;
   /** Best first; `relevance` is positive, higher is better (engine-specific scale). */
   search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]>;
 }

@@ -8,8 +8,6 @@ export interface CacheStats {
   evictions: number;
 }
 
-const registry = new Set<BoundedCache<unknown>>();
-
 /**
  * A per-store in-memory index cache bounded by estimated memory (least recently used first out):
  * a process that serves many stores keeps the busiest ones and rebuilds the others on demand.
@@ -36,7 +34,6 @@ export class BoundedCache<V> {
         if (reason === 'evict' || reason === 'delete') onEvict(key, entry.value);
       },
     });
-    registry.add(this as BoundedCache<unknown>);
   }
 
   get(key: string): V | undefined {
@@ -68,11 +65,5 @@ export class BoundedCache<V> {
   /** Forgets the cache (a closed container). */
   close() {
     this.#cache.clear();
-    registry.delete(this as BoundedCache<unknown>);
   }
-}
-
-/** Every live cache's figures (for status and metrics). */
-export function cacheStats(): CacheStats[] {
-  return [...registry].map((cache) => cache.stats());
 }

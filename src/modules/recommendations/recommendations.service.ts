@@ -106,24 +106,24 @@ function nearest(items: Candidate[], logPrice: number, k: number, skip: (c: Cand
 const BYTES_PER_CANDIDATE = 700;
 
 function candidateOf(code: string, attributes: Record<string, unknown>, groupOf: Map<string, string>): Candidate {
-  const text = textOf;
-  const category = text(attributes.Category);
+  const category = textOf(attributes.Category);
+  const price = priceOf(attributes['Selling Price']);
   const imageUrl = firstImageUrl(attributes);
   return {
     // The price only when it passes the catalog's price rule (an invalid price is no price here either).
     code,
-    title: text(attributes['Product Name']) || code,
+    title: textOf(attributes['Product Name']) || code,
     category,
     group: groupOf.get(category.trim().toLowerCase()),
-    price: priceOf(attributes['Selling Price']),
-    currency: text(attributes.Currency),
+    price,
+    currency: textOf(attributes.Currency),
     imageUrl,
     traits: traitsOf({
-      department: text(attributes.Department),
-      usage: text(attributes.Usage),
-      colour: text(attributes.Colour),
-      price: priceOf(attributes['Selling Price']),
-      season: text(attributes.Season),
+      department: textOf(attributes.Department),
+      usage: textOf(attributes.Usage),
+      colour: textOf(attributes.Colour),
+      price,
+      season: textOf(attributes.Season),
       hasImage: imageUrl !== '',
     }),
   };

@@ -62,16 +62,16 @@ export class SearchService {
 
   /** The store's vocabulary, extended with the terms indexed since this process last looked. */
   async #vocabulary(storeId: string): Promise<TypoIndex> {
-    let entry = this.#vocabularies.get(storeId);
-    if (!entry) entry = { seq: -1, index: new TypoIndex(), terms: 0 };
+    const cached = this.#vocabularies.get(storeId);
+    const entry = cached ?? { seq: -1, index: new TypoIndex(), terms: 0 };
     const rows = await repo.vocabularySince(this.storage.db, storeId, entry.seq);
     for (const row of rows) {
       entry.index.add(row.term, Number(row.df));
       if (Number(row.seq) > entry.seq) entry.seq = Number(row.seq);
     }
     entry.terms += rows.length;
-    // Set again: the entry may have grown (re-weighed) or have been evicted meanwhile.
-    this.#vocabularies.set(storeId, entry);
+    // Set when new or grown (the cache re-weighs it); an unchanged hit is already fresh in the LRU order.
+    if (!cached || rows.length > 0) this.#vocabularies.set(storeId, entry);
     return entry.index;
   }
 
