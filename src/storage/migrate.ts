@@ -32,7 +32,24 @@ export async function migrateToLatest(storage: StorageHandle): Promise<string[]>
     provider,
     ...(storage.schema ? { migrationTableSchema: storage.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Kysely looks for its migration table by introspecting every schema of the database; on PostgreSQL
+    // a schema another client drops meanwhile makes that catalog query fail ("schema … does not exist").
+    // Nothing was migrated then (each migration runs in a transaction under a lock): look again.
+    if (attempt < 5 && isCatalogRace(error)) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+      continue;
+    }
+    throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
+  }
+}
+
+// invalid_schema_name, undefined_table, undefined_object: objects of other schemas vanishing mid-query.
+const CATALOG_RACE_CODES = new Set(['3F000', '42P01', '42704']);
+
+function isCatalogRace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CATALOG_RACE_CODES.has(code);
 }

@@ -4,13 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { POSTGRES_SKIP } from '../helpers/backends.js';
-import { cliDatabase, runCli } from '../helpers/cli.js';
+import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
 
 function cliSuite(dialect: 'sqlite' | 'postgres') {
   describe(`vitrine CLI [${dialect}]`, { skip: dialect === 'postgres' ? POSTGRES_SKIP : false }, () => {
     const databaseUrl = cliDatabase(dialect);
     const cli = (...args: string[]) => runCli(databaseUrl(), args);
-    const storeCount = () => JSON.parse(cli('store', 'list', '--json').stdout).stores.length as number;
+    const storeCount = () => jsonOf(cli('store', 'list', '--json')).stores.length as number;
 
     it('migrate exits 0 and is idempotent', () => {
       assert.equal(cli('migrate').status, 0);
@@ -43,7 +43,7 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       const created = JSON.parse(r.stdout);
       assert.deepEqual(Object.keys(created).sort(), ['api_token', 'store_uuid', 'workspace_id']);
       assert.match(created.api_token, /^vt_/);
-      const list = JSON.parse(cli('store', 'list', '--json').stdout).stores;
+      const list = jsonOf(cli('store', 'list', '--json')).stores;
       const listed = list.find((s: { store_uuid: string }) => s.store_uuid === created.store_uuid);
       assert.deepEqual(listed.channels, { web: 0, app: 0 });
       assert.equal(listed.default_channel, 'web');
@@ -57,7 +57,7 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
     });
 
     it("images status lists the store's image pipeline; an unknown store fails with one line", () => {
-      const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Pics', '--name', 'Pics', '--json').stdout);
+      const created = jsonOf(cli('store', 'create', '--workspace-name', 'Pics', '--name', 'Pics', '--json'));
       const file = path.join(os.tmpdir(), `vitrine-images-${process.pid}-${dialect}.csv`);
       fs.writeFileSync(
         file,
@@ -101,7 +101,7 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
     });
 
     it('creates and revokes tokens', () => {
-      const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Tok', '--name', 'T', '--json').stdout);
+      const created = jsonOf(cli('store', 'create', '--workspace-name', 'Tok', '--name', 'T', '--json'));
       const token = cli('token', 'create', '--workspace', created.workspace_id, '--json');
       assert.equal(token.status, 0, token.stderr);
       const { token_id, api_token } = JSON.parse(token.stdout);
@@ -112,7 +112,7 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
     });
 
     it('sets a mapping profile from a file and refuses a broken one', () => {
-      const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Map', '--name', 'M', '--json').stdout);
+      const created = jsonOf(cli('store', 'create', '--workspace-name', 'Map', '--name', 'M', '--json'));
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-map-'));
       const good = path.join(dir, 'mapping.json');
       fs.writeFileSync(

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { POSTGRES_SKIP } from '../helpers/backends.js';
-import { cliDatabase, runCli } from '../helpers/cli.js';
+import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-import-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -38,7 +38,7 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
     const databaseUrl = cliDatabase(dialect);
     const cli = (...args: string[]) => runCli(databaseUrl(), args);
     let store = '';
-    const products = () => JSON.parse(cli('store', 'list', '--json').stdout);
+    const products = () => jsonOf(cli('store', 'list', '--json'));
 
     it('imports a CSV through the mapping profile, reporting malformed lines with their line numbers', () => {
       store = JSON.parse(
@@ -67,7 +67,7 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
       assert.equal(reject.product_code, '44065');
       assert.ok(products().stores.length >= 1);
       // unknown columns are kept as attributes: masterCategory is not in the mapping
-      const again = JSON.parse(cli('import', '--store', store, file('styles.csv', STYLES), '--json').stdout);
+      const again = jsonOf(cli('import', '--store', store, file('styles.csv', STYLES), '--json'));
       assert.equal(again.inserted, 0);
       assert.equal(again.updated, 3, 're-running the same file updates, duplicates nothing');
     });
@@ -115,7 +115,7 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
         Buffer.from([0xff, 0xfe, 0x41]),
         Buffer.from('\n,no code\n'),
       ]);
-      const r = JSON.parse(cli('import', '--store', store, file('bad.csv', bytes), '--json').stdout);
+      const r = jsonOf(cli('import', '--store', store, file('bad.csv', bytes), '--json'));
       assert.equal(r.inserted, 1);
       assert.deepEqual(r.failures, { invalid_encoding: 1, 'Missing SKU': 1 });
       const latin = JSON.parse(

@@ -9,6 +9,14 @@ import { POSTGRES_URL } from './backends.js';
 
 const BIN = path.resolve('bin/vitrine.js');
 
+/** The JSON a command printed; a failed command fails the test with its stderr (not a JSON parse error). */
+export function jsonOf(result: CliResult): any {
+  if (result.status !== 0 || result.stdout.trim() === '') {
+    throw new Error(`command failed (status ${result.status}): ${result.stderr.trim() || '(no stderr)'}`);
+  }
+  return JSON.parse(result.stdout);
+}
+
 export interface CliResult {
   status: number | null;
   stdout: string;
