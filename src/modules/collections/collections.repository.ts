@@ -108,25 +108,36 @@ export async function deleteLiveMemberships(db: Db, storeId: string, codes: stri
     .execute();
 }
 
-/**
- * Marks the memberships of `codes` in frozen collections (manual, or autoRefresh off) visible or not:
- * they keep their members but show only visible ones. Live rule collections re-insert their rows.
- */
-export async function setFrozenVisibility(db: Db, storeId: string, codes: string[], visible: boolean) {
-  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
-    await db
-      .updateTable('collection_members')
-      .set({ visible: visible ? 1 : 0 })
-      .where('store_id', '=', storeId)
-      .where('product_code', 'in', chunk)
-      .where('collection_id', 'in', (eb) =>
-        eb
-          .selectFrom('collections')
-          .select('id')
-          .where('store_id', '=', storeId)
-          .where((c) => c.or([c('auto_refresh', '=', 0), c('is_static', '=', 1)])),
-      )
-      .execute();
+/** Rule collections whose membership is frozen (autoRefresh off): they keep members but follow their visibility. */
+export async function frozenRuleCollectionIds(db: Db, storeId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('collections')
+    .select('id')
+    .where('store_id', '=', storeId)
+    .where('auto_refresh', '=', 0)
+    .where('is_static', '=', 0)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Marks the memberships of `codes` in the given (frozen) collections visible or not. */
+export async function setVisibility(
+  db: Db,
+  storeId: string,
+  collectionIds: string[],
+  codes: string[],
+  visible: boolean,
+) {
+  for (const ids of chunked(db, collectionIds, { maxItems: 500 })) {
+    for (const chunk of chunked(db, codes, { maxItems: 500, reserved: 16 + ids.length })) {
+      await db
+        .updateTable('collection_members')
+        .set({ visible: visible ? 1 : 0 })
+        .where('store_id', '=', storeId)
+        .where('collection_id', 'in', ids)
+        .where('product_code', 'in', chunk)
+        .execute();
+    }
   }
 }
 

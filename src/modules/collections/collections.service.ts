@@ -216,16 +216,21 @@ export class CollectionsService {
       const doc = JSON.parse(row.document) as CollectionDocument;
       return { id: row.id, filters: compileFilters(doc.filters), sort: compileSort(doc.sortBy) };
     });
+    // Live rule collections re-insert their rows below; only frozen ones need their members' visibility carried over.
+    const frozen = await repo.frozenRuleCollectionIds(trx, storeId);
     for (const chunk of chunked(trx, codes, { maxItems: 500 })) {
       const products = await this.catalog.attributesByCodes(storeId, chunk, trx);
-      const visible = new Set(products.filter((p) => isVisibleStatus(p.status)).map((p) => p.code));
-      await repo.setFrozenVisibility(trx, storeId, [...visible], true);
-      await repo.setFrozenVisibility(
-        trx,
-        storeId,
-        chunk.filter((code) => !visible.has(code)),
-        false,
-      );
+      if (frozen.length > 0) {
+        const visible = new Set(products.filter((p) => isVisibleStatus(p.status)).map((p) => p.code));
+        await repo.setVisibility(trx, storeId, frozen, [...visible], true);
+        await repo.setVisibility(
+          trx,
+          storeId,
+          frozen,
+          chunk.filter((code) => !visible.has(code)),
+          false,
+        );
+      }
       if (live.length === 0) continue;
       await repo.deleteLiveMemberships(trx, storeId, chunk);
       const rows: repo.MemberRow[] = [];

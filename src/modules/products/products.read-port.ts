@@ -61,7 +61,7 @@ export class ProductsReadPort {
 
   /** The codes among `codes` that are visible. */
   async visibleCodes(storeId: string, codes: readonly string[]): Promise<Set<string>> {
-    return new Set((await this.visibleByCodes(storeId, codes)).map((p) => p.code));
+    return codes.length === 0 ? new Set() : repo.findVisibleCodes(this.storage.db, storeId, codes);
   }
 
   /** Every product of a store (or only the visible ones), a page at a time in product_code order. */

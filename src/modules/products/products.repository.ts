@@ -215,6 +215,22 @@ export async function findByCodes(db: Db, storeId: string, codes: readonly strin
   return rows;
 }
 
+/** The visible codes among `codes` (no attributes read: search filters every page of hits through this). */
+export async function findVisibleCodes(db: Db, storeId: string, codes: readonly string[]) {
+  const visible = new Set<string>();
+  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
+    const rows = await db
+      .selectFrom('products')
+      .select('product_code')
+      .where('store_id', '=', storeId)
+      .where('status', 'in', [...VISIBLE_STATUSES])
+      .where('product_code', 'in', chunk)
+      .execute();
+    for (const row of rows) visible.add(row.product_code);
+  }
+  return visible;
+}
+
 /** One page of a store's products in product_code order, after `after`. */
 export function pageByCode(db: Db, storeId: string, page: { after: string; limit: number; visibleOnly: boolean }) {
   let query = db
