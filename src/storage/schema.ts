@@ -133,8 +133,12 @@ export interface CollectionMembersTable {
   collection_id: string;
   product_code: string;
   sort_key: string;
-  /** 1 while the product is new or active (kept by the collections follower). */
-  visible: Generated<number>;
+}
+
+/** Codes of a store that are not new or active (or were deleted), kept by the collections follower. */
+export interface CollectionHiddenProductsTable {
+  store_id: string;
+  product_code: string;
 }
 
 export interface ProductPinsTable {
@@ -202,6 +206,7 @@ export interface Database {
   feed_cursors: FeedCursorsTable;
   collections: CollectionsTable;
   collection_members: CollectionMembersTable;
+  collection_hidden_products: CollectionHiddenProductsTable;
   search_vocab: SearchVocabTable;
   product_pins: ProductPinsTable;
   imports: ImportsTable;

@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../storage/database.js';
+import type { Database } from '../../storage/schema.js';
 import { chunked } from '../../storage/chunks.js';
 
 export interface CollectionRow {
@@ -15,7 +17,6 @@ export interface MemberRow {
   collection_id: string;
   product_code: string;
   sort_key: string;
-  visible: number;
 }
 
 export function listForWrite(db: Db, storeId: string) {
@@ -108,36 +109,21 @@ export async function deleteLiveMemberships(db: Db, storeId: string, codes: stri
     .execute();
 }
 
-/** Rule collections whose membership is frozen (autoRefresh off): they keep members but follow their visibility. */
-export async function frozenRuleCollectionIds(db: Db, storeId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('collections')
-    .select('id')
-    .where('store_id', '=', storeId)
-    .where('auto_refresh', '=', 0)
-    .where('is_static', '=', 0)
-    .execute();
-  return rows.map((row) => row.id);
-}
-
-/** Marks the memberships of `codes` in the given (frozen) collections visible or not. */
-export async function setVisibility(
-  db: Db,
-  storeId: string,
-  collectionIds: string[],
-  codes: string[],
-  visible: boolean,
-) {
-  for (const ids of chunked(db, collectionIds, { maxItems: 500 })) {
-    for (const chunk of chunked(db, codes, { maxItems: 500, reserved: 16 + ids.length })) {
-      await db
-        .updateTable('collection_members')
-        .set({ visible: visible ? 1 : 0 })
-        .where('store_id', '=', storeId)
-        .where('collection_id', 'in', ids)
-        .where('product_code', 'in', chunk)
-        .execute();
-    }
+/** Records which of the given codes are visible (new, active) and which are not (other statuses, deleted). */
+export async function markVisibility(db: Db, storeId: string, visible: string[], hidden: string[]) {
+  for (const chunk of chunked(db, visible, { maxItems: 500 })) {
+    await db
+      .deleteFrom('collection_hidden_products')
+      .where('store_id', '=', storeId)
+      .where('product_code', 'in', chunk)
+      .execute();
+  }
+  for (const chunk of chunked(db, hidden, { paramsPerItem: 2, maxItems: 500 })) {
+    await db
+      .insertInto('collection_hidden_products')
+      .values(chunk.map((product_code) => ({ store_id: storeId, product_code })))
+      .onConflict((oc) => oc.columns(['store_id', 'product_code']).doNothing())
+      .execute();
   }
 }
 
@@ -146,7 +132,7 @@ export async function visibleMemberCounts(db: Db, storeId: string): Promise<Map<
     .selectFrom('collection_members')
     .select(['collection_id', (eb) => eb.fn.countAll().as('n')])
     .where('store_id', '=', storeId)
-    .where('visible', '=', 1)
+    .where((eb) => eb.not(eb.exists(hiddenMember(eb))))
     .groupBy('collection_id')
     .execute();
   return new Map(rows.map((row) => [row.collection_id, Number(row.n)]));
@@ -181,8 +167,17 @@ export async function pageOfVisibleMembers(
     .select('product_code')
     .where('store_id', '=', storeId)
     .where('collection_id', '=', collectionId)
-    .where('visible', '=', 1);
+    .where((eb) => eb.not(eb.exists(hiddenMember(eb))));
   if (excluded.length > 0) query = query.where('product_code', 'not in', excluded);
   const rows = await query.orderBy('sort_key').orderBy('product_code').limit(page.limit).offset(page.offset).execute();
   return rows.map((row) => row.product_code);
+}
+
+/** The probe that tells a membership's product is hidden (one primary-key lookup in a small table). */
+function hiddenMember(eb: ExpressionBuilder<Database, 'collection_members'>) {
+  return eb
+    .selectFrom('collection_hidden_products as h')
+    .select('h.product_code')
+    .whereRef('h.store_id', '=', 'collection_members.store_id')
+    .whereRef('h.product_code', '=', 'collection_members.product_code');
 }

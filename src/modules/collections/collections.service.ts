@@ -206,8 +206,8 @@ export class CollectionsService {
   // ---- following product changes (autoRefresh) ----------------------------------------------
 
   /**
-   * Re-evaluates only the changed products against the store's live rule collections, and carries
-   * their visibility to every membership (frozen collections keep members but show only visible ones).
+   * Re-evaluates only the changed products against the store's live rule collections, and
+   * records their visibility (frozen collections keep members but show only visible ones).
    */
   async #refresh(trx: Db, storeId: string, batch: FollowedChange[]) {
     const codes = [...new Set(batch.filter((c) => c.entity === 'product').map((c) => c.key))];
@@ -216,21 +216,15 @@ export class CollectionsService {
       const doc = JSON.parse(row.document) as CollectionDocument;
       return { id: row.id, filters: compileFilters(doc.filters), sort: compileSort(doc.sortBy) };
     });
-    // Live rule collections re-insert their rows below; only frozen ones need their members' visibility carried over.
-    const frozen = await repo.frozenRuleCollectionIds(trx, storeId);
     for (const chunk of chunked(trx, codes, { maxItems: 500 })) {
       const products = await this.catalog.attributesByCodes(storeId, chunk, trx);
-      if (frozen.length > 0) {
-        const visible = new Set(products.filter((p) => isVisibleStatus(p.status)).map((p) => p.code));
-        await repo.setVisibility(trx, storeId, frozen, [...visible], true);
-        await repo.setVisibility(
-          trx,
-          storeId,
-          frozen,
-          chunk.filter((code) => !visible.has(code)),
-          false,
-        );
-      }
+      const visible = new Set(products.filter((p) => isVisibleStatus(p.status)).map((p) => p.code));
+      await repo.markVisibility(
+        trx,
+        storeId,
+        [...visible],
+        chunk.filter((code) => !visible.has(code)),
+      );
       if (live.length === 0) continue;
       await repo.deleteLiveMemberships(trx, storeId, chunk);
       const rows: repo.MemberRow[] = [];
@@ -333,6 +327,5 @@ function memberRow(
     collection_id: collectionId,
     product_code: product.code,
     sort_key: sortKey(sort, product.attributes),
-    visible: isVisibleStatus(product.status) ? 1 : 0,
   };
 }
