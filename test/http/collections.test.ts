@@ -82,6 +82,28 @@ describeEachDialect('collections', (ctx) => {
     );
   });
 
+  it('knows products hidden before the store had any collection', async () => {
+    // Its own store: the visibility of products written before a store's first collection.
+    const t = ctx();
+    const created = await t.container.stores.createStore({ workspaceName: `hidden-${Date.now()}`, name: 'H' });
+    const store = await t.container.stores.getStore(created.store_uuid);
+    await t.container.products.upsertProducts(store, [
+      product('h1', { Department: 'Kids' }),
+      product('h2', { Department: 'Kids', Status: 'draft' }),
+    ]);
+    // The background follower sees the writes while the store has no collection yet.
+    await t.container.collections.follower.catchUp(store.id);
+    await t.container.collections.create(store, [
+      { id: 'kids-frozen', name: 'Kids', filters: { Department: 'Kids' }, autoRefresh: false },
+    ]);
+    const page = await t.container.collections.products(store, 'kids-frozen', { offset: 0, limit: 10 });
+    assert.equal(page.total, 1);
+    assert.deepEqual(
+      page.products.map((p) => p.product_code),
+      ['h1'],
+    );
+  });
+
   it('keeps autoRefresh membership current, freezes it otherwise, and never shows invisible products', async () => {
     const t = ctx();
     await post(t, [

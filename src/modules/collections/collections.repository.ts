@@ -109,6 +109,19 @@ export async function deleteLiveMemberships(db: Db, storeId: string, codes: stri
     .execute();
 }
 
+export async function hasCollections(db: Db, storeId: string): Promise<boolean> {
+  return (
+    (await db.selectFrom('collections').select('id').where('store_id', '=', storeId).limit(1).executeTakeFirst()) !==
+    undefined
+  );
+}
+
+/** Replaces a store's hidden codes (when its first collection is created). */
+export async function resetVisibility(db: Db, storeId: string, hidden: string[]) {
+  await db.deleteFrom('collection_hidden_products').where('store_id', '=', storeId).execute();
+  await markVisibility(db, storeId, [], hidden);
+}
+
 /** Records which of the given codes are visible (new, active) and which are not (other statuses, deleted). */
 export async function markVisibility(db: Db, storeId: string, visible: string[], hidden: string[]) {
   for (const chunk of chunked(db, visible, { maxItems: 500 })) {

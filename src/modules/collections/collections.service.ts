@@ -102,7 +102,16 @@ export class CollectionsService {
           this.#checkParent(doc, parents);
           seenInBatch.add(id);
           parents.set(id, doc.parentId);
-          products ??= await this.#allProducts(trx, store.id);
+          if (!products) {
+            products = await this.#allProducts(trx, store.id);
+            // The follower records visibility only for stores with collections: the first one starts from the catalog as it is.
+            if (existing.size === 0)
+              await repo.resetVisibility(
+                trx,
+                store.id,
+                products.filter((p) => !isVisibleStatus(p.status)).map((p) => p.code),
+              );
+          }
           await this.#save(trx, store.id, doc, products, !!current, now);
           saved.push(doc);
           ids.push(id);
@@ -211,7 +220,7 @@ export class CollectionsService {
    */
   async #refresh(trx: Db, storeId: string, batch: FollowedChange[]) {
     const codes = [...new Set(batch.filter((c) => c.entity === 'product').map((c) => c.key))];
-    if (codes.length === 0) return;
+    if (codes.length === 0 || !(await repo.hasCollections(trx, storeId))) return;
     const live = (await repo.liveRuleCollections(trx, storeId)).map((row) => {
       const doc = JSON.parse(row.document) as CollectionDocument;
       return { id: row.id, filters: compileFilters(doc.filters), sort: compileSort(doc.sortBy) };
