@@ -53,9 +53,13 @@ export class PollingWorker implements BackgroundWorker {
 
   start() {
     if (this.#timer) return;
-    this.#timer = setInterval(() => this.wake(), this.intervalMs);
+    // A poll that finds the worker busy is dropped (the run in progress takes what is there); only an
+    // explicit wake queues one more run, so a busy follower does not run back to back under load.
+    this.#timer = setInterval(() => {
+      if (!this.#busy) this.#run();
+    }, this.intervalMs);
     this.#timer.unref();
-    this.wake();
+    this.#run();
   }
 
   wake() {
@@ -64,6 +68,10 @@ export class PollingWorker implements BackgroundWorker {
       this.#again = true;
       return;
     }
+    this.#run();
+  }
+
+  #run() {
     this.#busy = true;
     this.tick()
       .catch((error: unknown) => {
@@ -77,7 +85,7 @@ export class PollingWorker implements BackgroundWorker {
         this.#busy = false;
         if (this.#again && this.#timer) {
           this.#again = false;
-          this.wake();
+          this.#run();
         }
       });
   }
