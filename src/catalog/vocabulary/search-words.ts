@@ -1,0 +1,30 @@
+import { analyze } from '../../search/analyzer.js';
+import { audienceOfWord, audienceSearchWords } from './audiences.js';
+import { familyOfWord } from './colours.js';
+import type { StoreVocabulary } from './store-vocabulary.js';
+
+/**
+ * What the catalog vocabulary adds to text search: a product's document carries the canonical words
+ * of its resolved audience and colour family ("women" for `Ladieswear`, "green" for `Greenish
+ * Khaki`), in a field of its own, so they match below the product's own words; a query word that
+ * names an audience or a family ("ladies", "gray") also asks for that canonical word. The words are
+ * marked (`0women`) so they never change the statistics of the product's own words: a query that
+ * does not need the vocabulary ranks exactly as it would without it.
+ */
+const mark = (tokens: string[]) => tokens.map((token) => `0${token}`);
+
+export function conceptWords(
+  vocabulary: Pick<StoreVocabulary, 'audience' | 'colour'>,
+  labels: { department: string; colour: string },
+): string[] {
+  const words = audienceSearchWords(vocabulary.audience(labels.department).audience);
+  const family = vocabulary.colour(labels.colour).family;
+  if (family && family !== 'multi' && family !== 'clear') words.push(family);
+  return mark(analyze(words.join(' ')));
+}
+
+/** The canonical (analyzed, marked) tokens a query word also stands for: "ladies" -> ["0women"]. */
+export function queryConceptTokens(rawWord: string): string[] {
+  const canonical = audienceOfWord(rawWord) ?? familyOfWord(rawWord);
+  return canonical ? mark(analyze(canonical)) : [];
+}

@@ -1,0 +1,407 @@
+import { InvalidInputError } from '../../errors.js';
+import { AUDIENCES, isKnownAudience, resolveAudience, type AudienceResolution } from './audiences.js';
+import {
+  conceptOfTitle,
+  genericFallback,
+  isGenericLabel,
+  resolveCategoryLabel,
+  type CategoryHow,
+} from './categories.js';
+import { COLOUR_FAMILIES, resolveColour, type ColourFamily, type ColourResolution, type Lightness } from './colours.js';
+import { labelKey, tidyLabel } from './labels.js';
+
+/** A store's own words for its labels, set by a merchandiser (PUT /admin/v1/stores/{uuid}/vocabulary). */
+export interface VocabularyOverrides {
+  /** Category label -> complement group (or "UNPLACED" to keep a label out of complete the look). */
+  categories: Record<string, string>;
+  /** Department label -> audience. */
+  departments: Record<string, string>;
+  /** Colour label -> colour family, optionally with a lightness ("light green"). */
+  colours: Record<string, string>;
+}
+
+export const EMPTY_OVERRIDES: VocabularyOverrides = { categories: {}, departments: {}, colours: {} };
+export const UNPLACED = 'UNPLACED';
+export const MAX_OVERRIDES = 2000;
+export const MAX_OVERRIDE_LABEL = 500;
+
+/** The labels a product carries that the vocabulary reads. */
+export interface ProductLabels {
+  category: string;
+  subCategory: string;
+  title: string;
+  department: string;
+  colour: string;
+}
+
+export interface Placement {
+  concept: string;
+  /** The complement group, '' when unplaced. */
+  group: string;
+  how: CategoryHow;
+}
+
+const UNPLACED_PLACEMENT: Placement = { concept: '', group: '', how: 'unplaced' };
+
+interface LabelStats {
+  label: string;
+  products: number;
+  /** Votes of the products' Sub Category, by group. */
+  subCategoryVotes: Map<string, number>;
+  /** Votes of the products' titles, by group, then concept. */
+  titleVotes: Map<string, Map<string, number>>;
+  /** Products placed per group (generic labels, resolved per product). */
+  placed: Map<string, number>;
+}
+
+const bump = <K>(map: Map<K, number>, key: K, by: number) => {
+  const next = (map.get(key) ?? 0) + by;
+  if (next > 0) map.set(key, next);
+  else map.delete(key);
+};
+
+/** The plurality of votes when it holds at least half of them. */
+function majority(votes: Map<string, number>): string | undefined {
+  let total = 0;
+  let best: [string, number] | undefined;
+  for (const [key, count] of votes) {
+    total += count;
+    if (!best || count > best[1] || (count === best[1] && key < best[0])) best = [key, count];
+  }
+  return best && best[1] * 2 >= total ? best[0] : undefined;
+}
+
+/**
+ * A store's catalog vocabulary: the built-in one (categories.ts, audiences.ts, colours.ts), the
+ * store's overrides and taxonomy, and what its own products say — the Sub Category and title words
+ * of the products under a label the vocabulary does not know. Products are added and removed as
+ * the catalog changes; label resolutions are cached and recomputed when their label's products change.
+ */
+export class StoreVocabulary {
+  readonly #categories = new Map<string, LabelStats>();
+  readonly #departments = new Map<string, { label: string; products: number }>();
+  readonly #colours = new Map<string, { label: string; products: number }>();
+  readonly #resolved = new Map<string, Placement>();
+  readonly #static = new Map<string, Placement | null>();
+  readonly #categoryOverrides: Map<string, string>;
+  readonly #departmentOverrides: Map<string, string>;
+  readonly #colourOverrides: Map<string, string>;
+  readonly #taxonomyLabels: Map<string, string>;
+
+  /**
+   * @param groups the groups of the store's complement taxonomy (a placement elsewhere is unplaced)
+   * @param taxonomyLabels a custom taxonomy's own label lists (group -> labels), which come before the built-in vocabulary
+   */
+  constructor(
+    readonly overrides: VocabularyOverrides,
+    private readonly groups: ReadonlySet<string>,
+    taxonomyLabels: Record<string, string[]> = {},
+  ) {
+    const keyed = (record: Record<string, string>) =>
+      new Map(Object.entries(record).map(([label, value]) => [labelKey(label), value] as const));
+    this.#categoryOverrides = keyed(overrides.categories);
+    this.#departmentOverrides = keyed(overrides.departments);
+    this.#colourOverrides = keyed(overrides.colours);
+    this.#taxonomyLabels = new Map(
+      Object.entries(taxonomyLabels).flatMap(([group, labels]) =>
+        labels.map((label) => [labelKey(label), group] as const),
+      ),
+    );
+  }
+
+  /** Whether any counted product carries this category label. */
+  hasCategory(label: string): boolean {
+    return this.#categories.has(labelKey(label));
+  }
+
+  /** Counts a product's labels and votes (call `remove` with the same labels when it leaves). */
+  add(product: ProductLabels) {
+    this.#count(product, 1);
+  }
+
+  remove(product: ProductLabels) {
+    this.#count(product, -1);
+  }
+
+  #count(product: ProductLabels, by: 1 | -1) {
+    const key = labelKey(product.category);
+    let stats = this.#categories.get(key);
+    if (!stats) {
+      if (by < 0) return;
+      stats = {
+        label: tidyLabel(product.category),
+        products: 0,
+        subCategoryVotes: new Map(),
+        titleVotes: new Map(),
+        placed: new Map(),
+      };
+      this.#categories.set(key, stats);
+    }
+    stats.products += by;
+    const before = this.#resolved.get(key);
+    // Sub Category and title votes only matter where the label alone does not place the product.
+    if (!this.#staticPlacement(product.category)) {
+      const sub = product.subCategory ? this.#staticPlacement(product.subCategory) : undefined;
+      if (sub?.group) bump(stats.subCategoryVotes, sub.group, by);
+      const title = conceptOfTitle(product.title);
+      if (title && this.groups.has(title.group)) {
+        let concepts = stats.titleVotes.get(title.group);
+        if (!concepts) stats.titleVotes.set(title.group, (concepts = new Map()));
+        bump(concepts, title.concept, by);
+        if (concepts.size === 0) stats.titleVotes.delete(title.group);
+      }
+      this.#resolved.delete(key);
+    }
+    if (stats.products <= 0) {
+      this.#categories.delete(key);
+      this.#resolved.delete(key);
+    }
+    const placement = this.place(product);
+    if (before?.how === 'per product' || this.category(product.category).how === 'per product')
+      bump(stats.placed, placement.group, by);
+    this.#tally(this.#departments, product.department, by);
+    this.#tally(this.#colours, product.colour, by);
+  }
+
+  #tally(map: Map<string, { label: string; products: number }>, label: string, by: number) {
+    const key = labelKey(label);
+    if (!key) return;
+    const entry = map.get(key) ?? { label: tidyLabel(label), products: 0 };
+    entry.products += by;
+    if (entry.products > 0) map.set(key, entry);
+    else map.delete(key);
+  }
+
+  /** Override, custom taxonomy or built-in vocabulary: what a label says without looking at products. */
+  #staticPlacement(label: string): Placement | undefined {
+    const key = labelKey(label);
+    const cached = this.#static.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const placement = this.#staticUncached(label, key);
+    this.#static.set(key, placement ?? null);
+    return placement;
+  }
+
+  #staticUncached(label: string, key: string): Placement | undefined {
+    const override = this.#categoryOverrides.get(key);
+    if (override !== undefined)
+      return override === UNPLACED
+        ? { ...UNPLACED_PLACEMENT, how: 'override' }
+        : { concept: override.toLowerCase(), group: override, how: 'override' };
+    const listed = this.#taxonomyLabels.get(key);
+    if (listed) return { concept: tidyLabel(label).toLowerCase(), group: listed, how: 'taxonomy' };
+    const match = resolveCategoryLabel(label);
+    return match && this.groups.has(match.group) ? match : undefined;
+  }
+
+  /**
+   * Where a category label places its products: override, taxonomy, exact, folded, head word; for a
+   * generic label "per product"; else the majority of its products' Sub Category, then of their
+   * titles; else unplaced.
+   */
+  category(label: string): Placement {
+    const key = labelKey(label);
+    const cached = this.#resolved.get(key);
+    if (cached) return cached;
+    let placement = this.#staticPlacement(label);
+    if (!placement) {
+      const stats = this.#categories.get(key);
+      const sub = stats && majority(stats.subCategoryVotes);
+      const titleGroup =
+        stats &&
+        majority(new Map([...stats.titleVotes].map(([g, c]) => [g, [...c.values()].reduce((a, b) => a + b, 0)])));
+      if (isGenericLabel(label)) placement = { concept: '', group: '', how: 'per product' };
+      else if (sub) placement = { concept: sub.toLowerCase(), group: sub, how: 'sub category' };
+      else if (titleGroup) {
+        const concepts = stats.titleVotes.get(titleGroup)!;
+        const concept = [...concepts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0];
+        placement = { concept, group: titleGroup, how: 'titles' };
+      } else placement = UNPLACED_PLACEMENT;
+    }
+    this.#resolved.set(key, placement);
+    return placement;
+  }
+
+  /** Where one product goes: its label's placement, or for generic and missing labels its title, Sub Category, then the label's own group. */
+  place(product: Pick<ProductLabels, 'category' | 'subCategory' | 'title'>): Placement {
+    const byLabel = this.category(product.category);
+    if (byLabel.how !== 'per product') return byLabel;
+    const title = conceptOfTitle(product.title);
+    if (title && this.groups.has(title.group)) return { ...title, how: 'titles' };
+    const sub = product.subCategory ? this.#staticPlacement(product.subCategory) : undefined;
+    if (sub?.group) return { ...sub, how: 'sub category' };
+    const fallback = genericFallback(product.category);
+    return fallback && this.groups.has(fallback)
+      ? { concept: fallback.toLowerCase(), group: fallback, how: 'folded' }
+      : UNPLACED_PLACEMENT;
+  }
+
+  audience(department: string): AudienceResolution {
+    const override = this.#departmentOverrides.get(labelKey(department));
+    return override ? { audience: override, how: 'override' } : resolveAudience(department);
+  }
+
+  colour(colour: string): ColourResolution {
+    const override = this.#colourOverrides.get(labelKey(colour));
+    if (override) {
+      const { family, lightness } = parseColourOverride(override)!;
+      return { family, lightness: lightness ?? 'medium', neutral: resolveColour(override).neutral, how: 'override' };
+    }
+    return resolveColour(colour);
+  }
+
+  /** Every label of the store with its product count and what it resolved to, most products first. */
+  report() {
+    const byCount = <T extends { products: number; label: string }>(a: T, b: T) =>
+      b.products - a.products || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0);
+    return {
+      categories: [...this.#categories.values()]
+        .map((stats) => {
+          const placement = this.category(stats.label);
+          return {
+            label: stats.label,
+            products: stats.products,
+            concept: placement.concept || null,
+            group: placement.group || null,
+            how: placement.how,
+            ...(placement.how === 'per product'
+              ? { groups: Object.fromEntries([...stats.placed].map(([g, n]) => [g || UNPLACED, n])) }
+              : {}),
+          };
+        })
+        .sort(byCount),
+      departments: [...this.#departments.values()]
+        .map(({ label, products }) => {
+          const resolved = this.audience(label);
+          return {
+            label,
+            products,
+            audience: resolved.how === 'unplaced' ? null : resolved.audience,
+            how: resolved.how,
+          };
+        })
+        .sort(byCount),
+      colours: [...this.#colours.values()]
+        .map(({ label, products }) => {
+          const resolved = this.colour(label);
+          return {
+            label,
+            products,
+            family: resolved.family || null,
+            lightness: resolved.family ? resolved.lightness : null,
+            neutral: resolved.neutral,
+            how: resolved.how,
+          };
+        })
+        .sort(byCount),
+    };
+  }
+}
+
+const textOf = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+
+/** The labels the vocabulary reads from a product's attributes. */
+export function labelsOf(attributes: Record<string, unknown>): ProductLabels {
+  return {
+    category: textOf(attributes.Category),
+    subCategory: textOf(attributes['Sub Category']),
+    title: textOf(attributes['Product Name']),
+    department: textOf(attributes.Department),
+    colour: textOf(attributes.Colour),
+  };
+}
+
+const byOverrides = new Map<string, StoreVocabulary>();
+
+/**
+ * A vocabulary for reading single products' departments and colours (search documents, collection
+ * filters): the store's overrides, no product counts. Shared per overrides text.
+ */
+export function vocabularyForOverrides(overridesJson: string | null): StoreVocabulary {
+  const key = overridesJson ?? '';
+  let vocabulary = byOverrides.get(key);
+  if (!vocabulary) {
+    if (byOverrides.size > 256) byOverrides.clear();
+    const overrides = overridesJson ? (JSON.parse(overridesJson) as VocabularyOverrides) : EMPTY_OVERRIDES;
+    vocabulary = new StoreVocabulary(overrides, new Set());
+    byOverrides.set(key, vocabulary);
+  }
+  return vocabulary;
+}
+
+function parseColourOverride(value: string): { family: ColourFamily; lightness?: Lightness } | undefined {
+  const words = value.trim().toLowerCase().split(/\s+/);
+  const family = words.pop() as ColourFamily;
+  if (!(COLOUR_FAMILIES as readonly string[]).includes(family)) return undefined;
+  if (words.length === 0) return { family };
+  if (words.length === 1 && ['light', 'medium', 'dark'].includes(words[0]))
+    return { family, lightness: words[0] as Lightness };
+  return undefined;
+}
+
+/**
+ * Checks a merchandiser's overrides (422 naming the first bad entry): category labels to a group of
+ * the store's taxonomy (or UNPLACED), departments to a known audience, colours to a family with an
+ * optional lightness. Labels the store does not have yet are kept: they apply when the label appears.
+ */
+export function parseOverrides(input: unknown, groups: readonly string[]): VocabularyOverrides {
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    throw new InvalidInputError(
+      'vocabulary overrides must be an object with categories, departments and colours',
+      'body',
+    );
+  const body = input as Record<string, unknown>;
+  const unknownKey = Object.keys(body).find((k) => !['categories', 'departments', 'colours'].includes(k));
+  if (unknownKey !== undefined)
+    throw new InvalidInputError(`unknown section "${unknownKey}" (use categories, departments, colours)`, unknownKey);
+  const byUpper = new Map(groups.map((g) => [g.toUpperCase(), g]));
+  const section = (name: keyof VocabularyOverrides, check: (value: string, field: string) => string) => {
+    const raw = body[name] ?? {};
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+      throw new InvalidInputError(`${name} must be an object of label -> value`, name);
+    const entries = Object.entries(raw as Record<string, unknown>);
+    if (entries.length > MAX_OVERRIDES)
+      throw new InvalidInputError(`${name} holds at most ${MAX_OVERRIDES} labels`, name);
+    const out: Record<string, string> = {};
+    for (const [label, value] of entries) {
+      const field = `${name}.${label.slice(0, 60)}`;
+      if (!labelKey(label))
+        throw new InvalidInputError(
+          `${name}: a label must contain a letter or a digit (got "${label.slice(0, 60)}")`,
+          name,
+        );
+      if (label.length > MAX_OVERRIDE_LABEL)
+        throw new InvalidInputError(`${name}: labels are at most ${MAX_OVERRIDE_LABEL} characters`, field);
+      if (typeof value !== 'string' || value.trim() === '')
+        throw new InvalidInputError(`${field} must be a non-empty string`, field);
+      out[tidyLabel(label)] = check(value.trim(), field);
+    }
+    return out;
+  };
+  return {
+    categories: section('categories', (value, field) => {
+      if (value.toUpperCase() === UNPLACED) return UNPLACED;
+      const group = byUpper.get(value.toUpperCase());
+      if (!group)
+        throw new InvalidInputError(
+          `${field}: group "${value}" does not exist in the store's taxonomy (groups: ${groups.join(', ')}, or ${UNPLACED})`,
+          field,
+        );
+      return group;
+    }),
+    departments: section('departments', (value, field) => {
+      const audience = value.toLowerCase();
+      if (!isKnownAudience(audience))
+        throw new InvalidInputError(`${field}: audience "${value}" is not one of ${AUDIENCES.join(', ')}`, field);
+      return audience;
+    }),
+    colours: section('colours', (value, field) => {
+      if (!parseColourOverride(value))
+        throw new InvalidInputError(
+          `${field}: "${value}" is not a colour family (${COLOUR_FAMILIES.join(', ')}), optionally after light, medium or dark`,
+          field,
+        );
+      return value.toLowerCase();
+    }),
+  };
+}
