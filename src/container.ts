@@ -13,7 +13,9 @@ import { createTextIndex } from './search/text-index.js';
 import { SearchIndexer } from './modules/search/search-indexer.js';
 import { SearchService } from './modules/search/search.service.js';
 import { CollectionsService } from './modules/collections/collections.service.js';
+import { vocabularyForOverrides } from './catalog/vocabulary/store-vocabulary.js';
 import { RecommendationsService } from './modules/recommendations/recommendations.service.js';
+import { VocabularyService } from './modules/vocabulary/vocabulary.service.js';
 import { ImportsService } from './modules/imports/imports.service.js';
 import { VisionClient } from './vision/vision-client.js';
 import { DEFAULT_MODEL_PATH } from './vision/embedder.js';
@@ -40,6 +42,7 @@ export interface Container {
   search: SearchService;
   collections: CollectionsService;
   recommendations: RecommendationsService;
+  vocabulary: VocabularyService;
   imports: ImportsService;
   imageCatalog: ImageCatalog;
   imageWorker: ImageWorker;
@@ -82,10 +85,19 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const search = new SearchService(storage, textIndex, searchIndexer, productsRead, {
     vocabularyBytes: config.searchVocabularyBytes,
   });
-  const collections = new CollectionsService(storage, changes, counts, productsRead, onError);
+  const collections = new CollectionsService(
+    storage,
+    changes,
+    counts,
+    productsRead,
+    async (storeId, db) => vocabularyForOverrides((await stores.getStore(storeId, db)).vocabularyOverrides),
+    onError,
+  );
   const recommendations = new RecommendationsService(storage, changes, productsRead, stores, {
     indexBytes: config.complementsIndexBytes,
+    onError,
   });
+  const vocabulary = new VocabularyService(storage, changes, productsRead, stores, recommendations);
   const imports = new ImportsService(
     storage,
     products,
@@ -113,6 +125,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const workers = new WorkerRegistry();
   workers.register(searchIndexer.follower, ['serve']);
   workers.register(collections.follower, ['serve']);
+  workers.register(recommendations.worker, ['serve']);
   workers.register(imageCatalog.follower, ['serve', 'worker']);
   workers.register(imageWorker, ['serve', 'worker']);
   workers.register(imports.worker, ['serve', 'worker']);
@@ -133,6 +146,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     search,
     collections,
     recommendations,
+    vocabulary,
     imports,
     imageCatalog,
     imageWorker,

@@ -40,6 +40,11 @@ export class BoundedCache<V> {
     return this.#cache.get(key)?.value;
   }
 
+  /** The entry without counting it as a use (a background pass must not keep cold entries warm). */
+  peek(key: string): V | undefined {
+    return this.#cache.peek(key)?.value;
+  }
+
   set(key: string, value: V) {
     this.#cache.set(key, { value });
   }

@@ -26,6 +26,8 @@ export interface StoresTable {
   synonyms: string | null;
   /** The store's complement taxonomy as JSON; null for the shipped fashion taxonomy. */
   complements: string | null;
+  /** The store's catalog vocabulary overrides as JSON (categories, departments, colours); null for none. */
+  vocabulary: string | null;
 }
 
 export interface ApiTokensTable {

@@ -1,16 +1,18 @@
 import { InvalidInputError } from '../../errors.js';
+import { audiencesFit, resolveAudience } from '../../catalog/vocabulary/audiences.js';
+import { resolveColour, type ColourResolution } from '../../catalog/vocabulary/colours.js';
 
 /**
  * Complete-the-look ranking rules (issue 9), pure and documented.
  *
- * - Department: same department, or Unisex on either side; never across (a women's product never
- *   complements a men's one, nor kids' an adult's).
+ * - Audience (the department resolved by the catalog vocabulary): the same audience; unisex with
+ *   women and men; kids with girls, boys and baby; never women with men, nor children with adults.
  * - Usage: Formal, Party and Ethnic never go with Sports or Home; the same usage scores 1, a
  *   compatible one 0.6, an unknown one 0.5.
- * - Colour palette: a neutral (black, white, greys, navy, beige, browns, tan, khaki, cream,
- *   off white, charcoal, silver, steel, gold, nude, skin) goes with everything (1); the same colour
+ * - Colour palette (colours resolved to family and lightness by the catalog vocabulary): a neutral
+ *   (black, white, greys, navy, beige, browns, denim, metallics) goes with everything (1); the same
  *   family is tonal (0.8); harmonious families (blue with red, yellow, orange or pink; green with
- *   pink or yellow; purple with yellow) 0.6; anything else 0.3.
+ *   pink or yellow; purple with yellow) 0.6; a light with a dark colour 0.4; anything else 0.3.
  * - Price band: exp(-|ln(candidate / source)|), 1 at the same price; 0.5 when a price is missing.
  * - Season: the same season 1, another 0.5, unknown 0.75.
  * score = 0.3 usage + 0.3 colour + 0.25 price + 0.15 season, in (0, 1]; products with an image come
@@ -21,83 +23,49 @@ export interface Taxonomy {
   complements: Record<string, string[]>;
 }
 
-/** A product's traits, folded once when the product enters the index (case and spacing normalised). */
+/** A product's traits, resolved once when the product enters the index (see the catalog vocabulary). */
 export interface Traits {
+  /** The resolved audience (women, men, …, '' for none, `label:<key>` for a label the vocabulary does not know). */
+  audience: string;
+  usage: string;
+  price: number | null;
+  season: string;
+  hasImage: boolean;
+  /** 'neutral', `<family>:<lightness>`, the folded label when the vocabulary knows no family, or '' when unknown. */
+  colourClass: string;
+  /** ln(price), NaN when unknown. */
+  logPrice: number;
+}
+
+export interface RawTraits {
   department: string;
   usage: string;
   colour: string;
   price: number | null;
   season: string;
   hasImage: boolean;
-  /** 'neutral', a colour family, or '' when unknown. */
-  colourClass: string;
-  /** ln(price), NaN when unknown. */
-  logPrice: number;
 }
 
-type RawTraits = Omit<Traits, 'colourClass' | 'logPrice'>;
+/** The palette class of a resolved colour: neutrals go with everything; other colours by family and lightness. */
+export function colourClassOf(label: string, resolved: ColourResolution = resolveColour(label)): string {
+  if (!label.trim()) return '';
+  if (resolved.neutral) return 'neutral';
+  return resolved.family ? `${resolved.family}:${resolved.lightness}` : fold(label);
+}
 
-export function traitsOf(raw: RawTraits): Traits {
-  const colour = fold(raw.colour);
+/** Traits from raw labels, resolved by the built-in vocabulary (the service passes a store's own resolutions). */
+export function traitsOf(raw: RawTraits, resolved?: { audience: string; colourClass: string }): Traits {
   return {
-    ...raw,
-    department: fold(raw.department),
+    audience: resolved?.audience ?? resolveAudience(raw.department).audience,
     usage: fold(raw.usage),
-    colour,
     season: fold(raw.season),
-    colourClass: !colour ? '' : NEUTRALS.has(colour) ? 'neutral' : (FAMILIES[colour] ?? colour),
+    price: raw.price,
+    hasImage: raw.hasImage,
+    colourClass: resolved?.colourClass ?? colourClassOf(raw.colour),
     logPrice: raw.price && raw.price > 0 ? Math.log(raw.price) : Number.NaN,
   };
 }
 
-const NEUTRALS = new Set([
-  'black',
-  'white',
-  'grey',
-  'grey melange',
-  'navy blue',
-  'navy',
-  'beige',
-  'brown',
-  'tan',
-  'khaki',
-  'cream',
-  'off white',
-  'charcoal',
-  'silver',
-  'steel',
-  'gold',
-  'nude',
-  'skin',
-  'bronze',
-  'metallic',
-]);
-const FAMILIES: Record<string, string> = {
-  red: 'red',
-  maroon: 'red',
-  burgundy: 'red',
-  'coffee brown': 'red',
-  rust: 'orange',
-  orange: 'orange',
-  copper: 'orange',
-  peach: 'orange',
-  blue: 'blue',
-  'turquoise blue': 'blue',
-  teal: 'blue',
-  'sea green': 'green',
-  green: 'green',
-  olive: 'green',
-  'lime green': 'green',
-  'fluorescent green': 'green',
-  yellow: 'yellow',
-  mustard: 'yellow',
-  pink: 'pink',
-  rose: 'pink',
-  magenta: 'pink',
-  purple: 'purple',
-  lavender: 'purple',
-  mauve: 'purple',
-};
 const HARMONY = new Set([
   'blue:red',
   'blue:yellow',
@@ -111,10 +79,9 @@ const CLASHES = new Set(['formal:sports', 'party:sports', 'ethnic:sports', 'form
 const pair = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 const fold = (value: string) => value.trim().toLowerCase();
 
+/** Whether two department labels may meet in complete the look (audiences resolved by the built-in vocabulary). */
 export function departmentsFit(source: string, candidate: string): boolean {
-  const s = fold(source);
-  const c = fold(candidate);
-  return s === c || s === 'unisex' || c === 'unisex' || s === '' || c === '';
+  return audiencesFit(resolveAudience(source).audience, resolveAudience(candidate).audience);
 }
 
 export function usageClashes(source: string, candidate: string): boolean {
@@ -132,16 +99,18 @@ export function usageScore(source: string, candidate: string): number {
 function colourClassScore(s: string, c: string): number {
   if (!s || !c) return 0.5;
   if (s === 'neutral' || c === 'neutral') return 1;
-  if (s === c) return 0.8;
-  return HARMONY.has(pair(s, c)) ? 0.6 : 0.3;
+  const [sFamily, sLightness] = s.split(':');
+  const [cFamily, cLightness] = c.split(':');
+  if (sFamily === cFamily) return 0.8;
+  if (HARMONY.has(pair(sFamily, cFamily))) return 0.6;
+  // Two colours that do not harmonise clash less when one is light and the other dark.
+  const contrast =
+    sLightness && cLightness && sLightness !== cLightness && sLightness !== 'medium' && cLightness !== 'medium';
+  return contrast ? 0.4 : 0.3;
 }
 
 export function colourScore(source: string, candidate: string): number {
-  const classOf = (colour: string) => {
-    const f = fold(colour);
-    return !f ? '' : NEUTRALS.has(f) ? 'neutral' : (FAMILIES[f] ?? f);
-  };
-  return colourClassScore(classOf(source), classOf(candidate));
+  return colourClassScore(colourClassOf(source), colourClassOf(candidate));
 }
 
 export function priceScore(source: number | null, candidate: number | null): number {

@@ -7,11 +7,21 @@ import { priceOf } from '../../catalog/price.js';
 import type { Store } from '../stores/store.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
+import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
+import { audiencesFit } from '../../catalog/vocabulary/audiences.js';
+import {
+  EMPTY_OVERRIDES,
+  StoreVocabulary,
+  type Placement,
+  labelsOf,
+  type ProductLabels,
+  type VocabularyOverrides,
+} from '../../catalog/vocabulary/store-vocabulary.js';
 import * as repo from './recommendations.repository.js';
 import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
 import {
   categoricalScore,
-  departmentsFit,
+  colourClassOf,
   parseTaxonomy,
   priceBandScore,
   traitsOf,
@@ -27,7 +37,9 @@ interface Candidate {
   code: string;
   title: string;
   category: string;
-  group: string | undefined;
+  labels: ProductLabels;
+  /** Where the catalog vocabulary placed it ('' group: unplaced). */
+  placement: Placement;
   price: number | null;
   currency: string;
   imageUrl: string;
@@ -35,12 +47,13 @@ interface Candidate {
 }
 
 interface StoreIndex {
-  taxonomyKey: string;
+  /** The taxonomy and vocabulary overrides it was built with: either changing rebuilds it. */
+  key: string;
   seq: number;
-  groupOf: Map<string, string>;
   taxonomy: Taxonomy;
+  vocabulary: StoreVocabulary;
   /**
-   * Visible products by complement group, then (folded) department, then bucket of equal usage,
+   * Visible products by complement group, then audience, then bucket of equal usage,
    * colour class, season, image presence and price presence. Inside a bucket only the price part
    * of the score varies, so a request takes the nearest prices of each bucket instead of scoring
    * every candidate.
@@ -105,53 +118,76 @@ function nearest(items: Candidate[], logPrice: number, k: number, skip: (c: Cand
 /** Rough bytes one candidate costs in memory (strings, traits, bucket slots). */
 const BYTES_PER_CANDIDATE = 700;
 
-function candidateOf(code: string, attributes: Record<string, unknown>, groupOf: Map<string, string>): Candidate {
-  const category = textOf(attributes.Category);
+/** A candidate before it is placed (placement needs the whole store's labels first). */
+function candidateOf(
+  code: string,
+  attributes: Record<string, unknown>,
+  vocabulary: StoreVocabulary,
+): Omit<Candidate, 'placement'> {
+  const labels = labelsOf(attributes);
   const price = priceOf(attributes['Selling Price']);
   const imageUrl = firstImageUrl(attributes);
   return {
     // The price only when it passes the catalog's price rule (an invalid price is no price here either).
     code,
-    title: textOf(attributes['Product Name']) || code,
-    category,
-    group: groupOf.get(category.trim().toLowerCase()),
+    title: labels.title || code,
+    category: labels.category,
+    labels,
     price,
     currency: textOf(attributes.Currency),
     imageUrl,
-    traits: traitsOf({
-      department: textOf(attributes.Department),
-      usage: textOf(attributes.Usage),
-      colour: textOf(attributes.Colour),
-      price,
-      season: textOf(attributes.Season),
-      hasImage: imageUrl !== '',
-    }),
+    traits: traitsOf(
+      {
+        department: labels.department,
+        usage: textOf(attributes.Usage),
+        colour: labels.colour,
+        price,
+        season: textOf(attributes.Season),
+        hasImage: imageUrl !== '',
+      },
+      {
+        audience: vocabulary.audience(labels.department).audience,
+        colourClass: colourClassOf(labels.colour, vocabulary.colour(labels.colour)),
+      },
+    ),
   };
 }
 
+const placed = (candidate: Omit<Candidate, 'placement'>, vocabulary: StoreVocabulary): Candidate => ({
+  ...candidate,
+  placement: vocabulary.place(candidate.labels),
+});
+
 /**
- * "Complete the look": complementary products grouped by category, from the store's taxonomy and
- * the ranking rules (complement-rules.ts). Candidates live in an in-memory index per store, built
- * once and then updated from the change log, so a request scores only the complementary groups.
+ * "Complete the look": complementary products grouped by category, from the store's taxonomy, the
+ * catalog vocabulary (which places each label in a group, resolves departments to audiences and
+ * colours to families) and the ranking rules (complement-rules.ts). Candidates live in an
+ * in-memory index per store, built by a background worker (`recommendations.index`) as the catalog
+ * changes and updated from the change log, so a request scores only the complementary groups.
  */
 export class RecommendationsService {
   /** Per-store candidate indexes, bounded by memory (least recently used evicted, rebuilt on demand). */
   readonly #indexes: BoundedCache<StoreIndex>;
   /** One refresh per store at a time: concurrent first requests share the build. */
   readonly #refreshing = new Map<string, Promise<StoreIndex>>();
+  /** The change sequence each store had when the worker last looked (a store that has not moved stays cold). */
+  readonly #seen = new Map<string, number>();
+  /** Keeps the indexes of stores whose catalog moves warm, so no request pays for a build. */
+  readonly worker: PollingWorker;
 
   constructor(
     private readonly storage: StorageHandle,
     private readonly changes: ChangeFeed,
     private readonly products: ProductsReadPort,
     private readonly stores: StoresService,
-    options: { indexBytes: number },
+    options: { indexBytes: number; onError?: WorkerErrorLog },
   ) {
     this.#indexes = new BoundedCache(
       'complements.index',
       options.indexBytes,
       (index) => 1024 + index.located.size * BYTES_PER_CANDIDATE,
     );
+    this.worker = new PollingWorker('recommendations.index', 250, () => this.#warm(), options.onError);
   }
 
   static defaultTaxonomy(): Taxonomy {
@@ -164,6 +200,36 @@ export class RecommendationsService {
       : RecommendationsService.defaultTaxonomy();
   }
 
+  /** The store's vocabulary (no products counted yet): its overrides, and its taxonomy's groups and own label lists. */
+  vocabularyOf(store: Store): StoreVocabulary {
+    const taxonomy = this.taxonomyOf(store);
+    const overrides = store.vocabularyOverrides
+      ? (JSON.parse(store.vocabularyOverrides) as VocabularyOverrides)
+      : EMPTY_OVERRIDES;
+    // The shipped taxonomy's lists are part of the built-in vocabulary; a custom one's come first.
+    return new StoreVocabulary(
+      overrides,
+      new Set(Object.keys(taxonomy.groups)),
+      store.complementsTaxonomy ? taxonomy.groups : {},
+    );
+  }
+
+  #keyOf(store: Store) {
+    return `${store.complementsTaxonomy ?? 'default'}\u0000${store.vocabularyOverrides ?? ''}`;
+  }
+
+  /** Builds or catches up the indexes of stores whose catalog moved since the last pass. */
+  async #warm() {
+    for (const { id, change_seq: seq } of await this.stores.changeSequences()) {
+      const seen = this.#seen.get(id);
+      this.#seen.set(id, seq);
+      const cached = this.#indexes.peek(id);
+      if (cached ? cached.seq >= seq : seen === seq || seq === 0) continue;
+      const store = await this.stores.getStore(id).catch(() => undefined);
+      if (store) await this.#index(store);
+    }
+  }
+
   #index(store: Store): Promise<StoreIndex> {
     const pending = this.#refreshing.get(store.id);
     if (pending) return pending;
@@ -173,69 +239,87 @@ export class RecommendationsService {
   }
 
   async #refresh(store: Store): Promise<StoreIndex> {
-    const taxonomyKey = store.complementsTaxonomy ?? 'default';
+    const key = this.#keyOf(store);
     const latest = await this.changes.latest(store.id);
-    let index = this.#indexes.get(store.id);
-    if (index && index.taxonomyKey === taxonomyKey && index.seq === latest) return index;
-    if (!index || index.taxonomyKey !== taxonomyKey || latest - index.seq > REBUILD_AFTER) {
-      const taxonomy = this.taxonomyOf(store);
-      const groupOf = new Map(
-        Object.entries(taxonomy.groups).flatMap(([group, categories]) =>
-          categories.map((c) => [c.trim().toLowerCase(), group] as const),
-        ),
-      );
-      index = { taxonomyKey, seq: latest, taxonomy, groupOf, byGroup: new Map(), located: new Map() };
-      for await (const page of this.products.pageAll(store.id, { visibleOnly: true })) {
-        for (const product of page) this.#put(index, candidateOf(product.code, product.attributes, groupOf));
-      }
-      this.#indexes.set(store.id, index);
-      return index;
-    }
+    const index = this.#indexes.get(store.id);
+    if (index && index.key === key && index.seq === latest) return index;
+    // Catching up costs about what the changes cost; past the size of the index a rebuild is cheaper.
+    if (!index || index.key !== key || latest - index.seq > Math.max(REBUILD_AFTER, index.located.size))
+      return this.#build(store, key, latest);
     // Incremental: only the products changed since the index was last brought up to date.
     const codes = (await this.changes.changedKeys(store.id, index.seq, latest, ['product'])).get('product') ?? [];
-    for (const code of codes) {
-      const bucket = index.located.get(code);
-      if (!bucket) continue;
-      bucket.items.splice(
-        bucket.items.findIndex((c) => c.code === code),
-        1,
-      );
-      index.located.delete(code);
+    const fresh = (await this.products.visibleByCodes(store.id, codes)).map((p) =>
+      candidateOf(p.code, p.attributes, index.vocabulary),
+    );
+    const leaving = codes.flatMap((code) => {
+      const candidate = index.located.get(code)?.items.find((c) => c.code === code);
+      return candidate ? [candidate] : [];
+    });
+    // Labels whose placement depends on their products (Sub Category or title votes) may move: then rebuild.
+    const labels = new Set([...leaving, ...fresh].map((c) => c.labels.category));
+    const before = new Map([...labels].map((label) => [label, index.vocabulary.category(label).group]));
+    for (const candidate of leaving) {
+      const bucket = index.located.get(candidate.code)!;
+      bucket.items.splice(bucket.items.indexOf(candidate), 1);
+      index.located.delete(candidate.code);
+      index.vocabulary.remove(candidate.labels);
     }
-    for (const product of await this.products.visibleByCodes(store.id, codes))
-      this.#put(index, candidateOf(product.code, product.attributes, index.groupOf));
+    for (const candidate of fresh) index.vocabulary.add(candidate.labels);
+    const moved = [...before].some(
+      ([label, group]) => index.vocabulary.hasCategory(label) && index.vocabulary.category(label).group !== group,
+    );
+    if (moved) return this.#build(store, key, latest);
+    for (const candidate of fresh) this.#put(index, placed(candidate, index.vocabulary));
     index.seq = latest;
     // Set again: its size changed.
     this.#indexes.set(store.id, index);
     return index;
   }
 
+  /** Reads every visible product: first counts their labels, then places each (a label's placement may need all of its products). */
+  async #build(store: Store, key: string, seq: number): Promise<StoreIndex> {
+    const taxonomy = this.taxonomyOf(store);
+    const vocabulary = this.vocabularyOf(store);
+    const index: StoreIndex = { key, seq, taxonomy, vocabulary, byGroup: new Map(), located: new Map() };
+    const unplaced: Array<Omit<Candidate, 'placement'>> = [];
+    for await (const page of this.products.pageAll(store.id, { visibleOnly: true })) {
+      for (const product of page) {
+        const candidate = candidateOf(product.code, product.attributes, vocabulary);
+        vocabulary.add(candidate.labels);
+        unplaced.push(candidate);
+      }
+    }
+    for (const candidate of unplaced) this.#put(index, placed(candidate, vocabulary));
+    this.#indexes.set(store.id, index);
+    return index;
+  }
+
   #put(index: StoreIndex, candidate: Candidate) {
-    if (!candidate.group) return;
-    let group = index.byGroup.get(candidate.group);
+    if (!candidate.placement.group) return;
+    let group = index.byGroup.get(candidate.placement.group);
     if (!group) {
       group = new Map();
-      index.byGroup.set(candidate.group, group);
+      index.byGroup.set(candidate.placement.group, group);
     }
-    let department = group.get(candidate.traits.department);
-    if (!department) {
-      department = new Map();
-      group.set(candidate.traits.department, department);
+    let audience = group.get(candidate.traits.audience);
+    if (!audience) {
+      audience = new Map();
+      group.set(candidate.traits.audience, audience);
     }
     const key = bucketKey(candidate.traits);
-    let bucket = department.get(key);
+    let bucket = audience.get(key);
     if (!bucket) {
       bucket = { sample: candidate.traits, items: [] };
-      department.set(key, bucket);
+      audience.set(key, bucket);
     }
     insertSorted(bucket.items, candidate);
     index.located.set(candidate.code, bucket);
   }
 
-  /** The buckets of a group whose department fits the source's. */
-  #fitting(index: StoreIndex, group: string, department: string): Bucket[] {
+  /** The buckets of a group whose audience may complement the source's. */
+  #fitting(index: StoreIndex, group: string, audience: string): Bucket[] {
     return [...(index.byGroup.get(group) ?? [])]
-      .filter(([key]) => departmentsFit(department, key))
+      .filter(([key]) => audiencesFit(audience, key))
       .flatMap(([, buckets]) => [...buckets.values()]);
   }
 
@@ -244,18 +328,20 @@ export class RecommendationsService {
     // Any stored product gets complements (a merchandiser previews drafts too); only visible products are recommended.
     if (!product) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
     const index = await this.#index(store);
-    const source = candidateOf(product.code, product.attributes, index.groupOf);
+    const source = placed(candidateOf(product.code, product.attributes, index.vocabulary), index.vocabulary);
+    const sourceGroup = source.placement.group;
     const pinned = await repo.findPins(this.storage.db, store.id, productCode);
 
     const pinnedByGroup = new Map<string, Candidate[]>();
     for (const code of pinned) {
       const candidate = index.located.get(code)?.items.find((c) => c.code === code);
-      if (candidate?.group && candidate.group !== source.group && code !== source.code)
-        pinnedByGroup.set(candidate.group, [...(pinnedByGroup.get(candidate.group) ?? []), candidate]);
+      const group = candidate?.placement.group;
+      if (candidate && group && group !== sourceGroup && code !== source.code)
+        pinnedByGroup.set(group, [...(pinnedByGroup.get(group) ?? []), candidate]);
     }
     const groups = [
-      ...new Set([...pinnedByGroup.keys(), ...(source.group ? (index.taxonomy.complements[source.group] ?? []) : [])]),
-    ].filter((g) => g !== source.group);
+      ...new Set([...pinnedByGroup.keys(), ...(sourceGroup ? (index.taxonomy.complements[sourceGroup] ?? []) : [])]),
+    ].filter((g) => g !== sourceGroup);
     const categories = [];
     for (const group of groups) {
       if (categories.length >= MAX_CATEGORIES) break;
@@ -263,7 +349,7 @@ export class RecommendationsService {
       const taken = new Set(first.map((f) => f.candidate.code));
       const skip = (c: Candidate) => c.code === source.code || taken.has(c.code);
       const scored: Array<{ candidate: Candidate; score: number }> = [];
-      for (const bucket of this.#fitting(index, group, source.traits.department)) {
+      for (const bucket of this.#fitting(index, group, source.traits.audience)) {
         if (bucket.items.length === 0 || usageClashes(source.traits.usage, bucket.sample.usage)) continue;
         const categorical = categoricalScore(source.traits, bucket.sample);
         for (const candidate of nearest(bucket.items, source.traits.logPrice, limit, skip)) {
@@ -290,6 +376,13 @@ export class RecommendationsService {
     return { categories };
   }
 
+  /** Forgets a store's index (its taxonomy or vocabulary changed); the worker or the next request rebuilds it. */
+  invalidate(storeId: string) {
+    this.#indexes.delete(storeId);
+    this.#seen.delete(storeId);
+    this.worker.wake();
+  }
+
   async setPins(storeUuid: string, productCode: string, codes: string[]) {
     const store = await this.stores.getStore(storeUuid);
     const pinned = [...new Set(codes)];
@@ -305,7 +398,7 @@ export class RecommendationsService {
     const taxonomy = parseTaxonomy(input);
     const store = await this.stores.getStore(storeUuid);
     await this.stores.setComplementsTaxonomy(store.id, JSON.stringify(taxonomy));
-    this.#indexes.delete(store.id);
+    this.invalidate(store.id);
     return taxonomy;
   }
 }

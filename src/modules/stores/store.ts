@@ -18,6 +18,8 @@ export interface Store {
   synonyms: string[][];
   /** The store's complement taxonomy JSON, or null for the shipped one. */
   complementsTaxonomy: string | null;
+  /** The store's catalog vocabulary overrides JSON, or null for none. */
+  vocabularyOverrides: string | null;
   /** The store's change sequence when the row was read (every catalog write bumps it). */
   changeSeq: number;
   createdAt: string;
@@ -43,6 +45,7 @@ export function storeFromRow(row: Selectable<StoresTable>): Store {
     },
     synonyms: row.synonyms ? (JSON.parse(row.synonyms) as string[][]) : [],
     complementsTaxonomy: row.complements,
+    vocabularyOverrides: row.vocabulary,
     changeSeq: Number(row.change_seq),
     createdAt: row.created_at,
   };

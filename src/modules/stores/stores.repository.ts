@@ -99,6 +99,7 @@ const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) =>
       's.created_at',
       's.synonyms',
       's.complements',
+      's.vocabulary',
     ])
     .where('t.token_hash', '=', p.tokenHash)
     .where('t.revoked_at', 'is', null),
@@ -120,6 +121,16 @@ export async function revokeToken(db: Db, tokenId: string, at: string) {
 
 export function findToken(db: Db, tokenId: string) {
   return db.selectFrom('api_tokens').select(['id', 'revoked_at']).where('id', '=', tokenId).executeTakeFirst();
+}
+
+/** Every store's change sequence: what background index builders poll. */
+export async function changeSequences(db: Db): Promise<Array<{ id: string; change_seq: number }>> {
+  const rows = await db.selectFrom('stores').select(['id', 'change_seq']).execute();
+  return rows.map((row) => ({ id: row.id, change_seq: Number(row.change_seq) }));
+}
+
+export async function updateVocabulary(db: Db, storeId: string, vocabulary: string | null) {
+  await db.updateTable('stores').set({ vocabulary }).where('id', '=', storeId).execute();
 }
 
 export async function updateComplements(db: Db, storeId: string, complements: string | null) {

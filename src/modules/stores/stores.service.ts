@@ -212,9 +212,9 @@ export class StoresService {
     return storeFromRow(row);
   }
 
-  /** Operator access to any store. */
-  async getStore(storeUuid: string): Promise<Store> {
-    const row = await repo.findStoreById(this.storage.db, storeUuid);
+  /** Operator access to any store (`db`: inside the caller's transaction). */
+  async getStore(storeUuid: string, db: Db = this.storage.db): Promise<Store> {
+    const row = await repo.findStoreById(db, storeUuid);
     if (!row) throw new StoreNotFoundError();
     return storeFromRow(row);
   }
@@ -274,6 +274,16 @@ export class StoresService {
   /** Stores a store's complement taxonomy (JSON; null for the shipped one). The recommendations module owns its meaning. */
   async setComplementsTaxonomy(storeId: string, taxonomy: string | null): Promise<void> {
     await repo.updateComplements(this.storage.db, storeId, taxonomy);
+  }
+
+  /** Every store's id and change sequence (in-memory indexes poll it to stay warm). */
+  changeSequences(): Promise<Array<{ id: string; change_seq: number }>> {
+    return repo.changeSequences(this.storage.db);
+  }
+
+  /** Stores a store's vocabulary overrides (JSON; null for none). The vocabulary module owns their meaning. */
+  async setVocabularyOverrides(storeId: string, overrides: string | null, db: Db = this.storage.db): Promise<void> {
+    await repo.updateVocabulary(db, storeId, overrides);
   }
 
   /** In the caller's transaction: locks the store row and returns its change sequence (a rebuild that must match one sequence). */
