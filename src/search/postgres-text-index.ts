@@ -4,8 +4,9 @@ import { chunked } from '../storage/chunks.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
 import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js';
 
-// ts_rank weights in {D, C, B, A} order: title A, category B, other C (category above title, as measured).
-const WEIGHTS = '{0.1, 0.2, 1.0, 0.7}';
+// ts_rank weights in {D, C, B, A} order: title A, category B, other C (category above title, as
+// measured), the vocabulary's concepts D (least, so a product's own words rank first).
+const WEIGHTS = '{0.04, 0.2, 1.0, 0.7}';
 
 // Tokens hold only letters and digits (see analyzer): they cannot carry tsquery operators.
 function alternative(alt: Alternative): string {
@@ -28,14 +29,14 @@ export class PostgresTextIndex implements TextIndex {
     for (const chunk of chunked(trx, removed)) {
       await trx.deleteFrom('search_docs').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
     }
-    // The rows travel as five arrays (unnest): 500 documents a statement bounds its size, not its parameters.
+    // The rows travel as six arrays (unnest): 500 documents a statement bounds its size, not its parameters.
     for (const chunk of chunked(trx, docs, { maxItems: 500 })) {
       await sql`
         INSERT INTO search_docs (store_id, product_code, title, title_terms, tsv)
         SELECT ${storeId}, d.code, d.title, d.terms,
-               setweight(to_tsvector('simple', d.terms), 'A') || setweight(to_tsvector('simple', d.category), 'B') || setweight(to_tsvector('simple', d.other), 'C')
+               setweight(to_tsvector('simple', d.terms), 'A') || setweight(to_tsvector('simple', d.category), 'B') || setweight(to_tsvector('simple', d.other), 'C') || setweight(to_tsvector('simple', d.concepts), 'D')
         FROM unnest(${chunk.map((d) => d.productCode)}::text[], ${chunk.map((d) => d.title)}::text[], ${chunk.map((d) => d.titleTerms)}::text[],
-                    ${chunk.map((d) => d.category)}::text[], ${chunk.map((d) => d.other)}::text[]) AS d(code, title, terms, category, other)
+                    ${chunk.map((d) => d.category)}::text[], ${chunk.map((d) => d.other)}::text[], ${chunk.map((d) => d.concepts)}::text[]) AS d(code, title, terms, category, other, concepts)
         ON CONFLICT (store_id, product_code) DO UPDATE SET title = excluded.title, title_terms = excluded.title_terms, tsv = excluded.tsv`.execute(
         trx,
       );

@@ -1,5 +1,6 @@
 import { allowedEdits, analyze, rawTokens, stem } from './analyzer.js';
 import type { TypoIndex } from './typo-index.js';
+import { queryConceptTokens } from '../catalog/vocabulary/search-words.js';
 
 /** One way to satisfy a clause: a phrase of stemmed tokens, or a prefix. */
 export type Alternative = { kind: 'phrase'; tokens: string[] } | { kind: 'prefix'; token: string };
@@ -36,7 +37,7 @@ export function planQuery(
   query: string,
   vocabulary: TypoIndex,
   synonyms: SynonymGroups,
-  options: { lastWordIsPrefix?: boolean } = {},
+  options: { lastWordIsPrefix?: boolean; concepts?: boolean } = {},
 ): QueryPlan {
   const raw = rawTokens(query).slice(0, MAX_QUERY_TOKENS);
   const tokens = raw.map(stem);
@@ -59,6 +60,11 @@ export function planQuery(
     // The last word may be cut short: match it as typed, as a prefix (at least 2 characters) - unless
     // it is a common word already ("top" is meant as typed, not as "topwear").
     const finished = vocabulary.frequency(token) >= COMMON_WORD || vocabulary.frequency(raw[i]) >= COMMON_WORD;
+    // A word naming an audience or a colour family that the store's own words rarely say also matches
+    // what the catalog vocabulary resolved ("women" finds `Ladieswear` products, "ladies" finds
+    // `Women`). A store that says the word itself is searched by its own words, as without the vocabulary.
+    if (options.concepts && !finished)
+      for (const concept of queryConceptTokens(raw[i])) alternatives.push({ kind: 'phrase', tokens: [concept] });
     if (i === tokens.length - 1 && (options.lastWordIsPrefix ?? true) && raw[i].length >= 2 && !finished)
       alternatives.push({ kind: 'prefix', token: raw[i] });
     clauses.push(alternatives);

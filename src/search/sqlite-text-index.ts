@@ -4,9 +4,10 @@ import { chunked } from '../storage/chunks.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
 import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js';
 
-// Column weights for bm25 in declaration order: title, category, other. Category above title
-// measured best on the relevance evaluation (bench/search-eval.bench.ts).
-const BM25 = 'bm25(search_fts, 4.0, 6.0, 1.0)';
+// Column weights for bm25 in declaration order: title, category, other, concepts. Category above
+// title measured best on the relevance evaluation (bench/search-eval.bench.ts); the vocabulary's
+// concepts least, so a product's own words rank first.
+const BM25 = 'bm25(search_fts, 4.0, 6.0, 1.0, 0.2)';
 
 // Tokens hold only letters and digits (see analyzer), so quoting them is all the escaping FTS5 needs.
 function alternative(alt: Alternative): string {
@@ -36,7 +37,7 @@ export class SqliteTextIndex implements TextIndex {
         .values({ store_id: storeId, product_code: doc.productCode, title: doc.title, title_terms: doc.titleTerms })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await sql`INSERT INTO search_fts (rowid, title, category, other) VALUES (${inserted.id}, ${doc.titleTerms}, ${doc.category}, ${doc.other})`.execute(
+      await sql`INSERT INTO search_fts (rowid, title, category, other, concepts) VALUES (${inserted.id}, ${doc.titleTerms}, ${doc.category}, ${doc.other}, ${doc.concepts})`.execute(
         trx,
       );
     }

@@ -10,6 +10,8 @@ export interface IndexedDoc {
   titleTerms: string;
   category: string;
   other: string;
+  /** Canonical words the catalog vocabulary resolved (audience, colour family), least weighted. */
+  concepts: string;
   /** Folded words as written (not stemmed), for the typo vocabulary only. */
   surfaceTerms: string[];
 }

@@ -76,6 +76,15 @@ describe('search analysis', () => {
     assert.equal(tsQueryExpression(plan, 'any'), '(near) | (or) | (and | and:*)');
   });
 
+  it('asks for the words the catalog vocabulary resolved only when told to', () => {
+    const vocab = new TypoIndex();
+    assert.deepEqual(planQuery('ladies tops', vocab, []).clauses[0], [{ kind: 'phrase', tokens: ['lady'] }]);
+    assert.deepEqual(planQuery('ladies tops', vocab, [], { concepts: true }).clauses[0], [
+      { kind: 'phrase', tokens: ['lady'] },
+      { kind: 'phrase', tokens: ['0women'] },
+    ]);
+  });
+
   it('shapes scores into (0, 1] with tiers ordered', () => {
     assert.ok(shapeScore(2, 0.1) > shapeScore(1, 1000));
     assert.ok(shapeScore(0, 0) > 0 && shapeScore(2, 1e9) <= 1);

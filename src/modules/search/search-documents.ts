@@ -13,8 +13,16 @@ const NOT_TEXT = new Set([
   'Sub Category',
 ]);
 
-/** What the text index stores for a product: title and category weigh more than the other attributes. */
-export function documentFor(productCode: string, attributes: Record<string, unknown>): IndexedDoc {
+/**
+ * What the text index stores for a product: title and category weigh more than the other attributes;
+ * `concepts` are the canonical words the catalog vocabulary resolved (audience, colour family), kept in
+ * a least-weighted field of their own when the product's own words do not already say them.
+ */
+export function documentFor(
+  productCode: string,
+  attributes: Record<string, unknown>,
+  concepts: string[] = [],
+): IndexedDoc {
   const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
   const title = text(attributes['Product Name']);
   const other: string[] = [];
@@ -24,12 +32,17 @@ export function documentFor(productCode: string, attributes: Record<string, unkn
     other.push(value);
   }
   const category = `${text(attributes.Category)} ${text(attributes['Sub Category'])}`;
+  const titleTerms = analyze(title);
+  const categoryTerms = analyze(category);
+  const otherTerms = analyze(other.join(' '));
+  const conceptTerms = [...new Set(concepts)];
   return {
     productCode,
     title: title || productCode,
-    titleTerms: analyze(title).join(' '),
-    category: analyze(category).join(' '),
-    other: analyze(other.join(' ')).join(' '),
+    titleTerms: titleTerms.join(' '),
+    category: categoryTerms.join(' '),
+    other: otherTerms.join(' '),
+    concepts: conceptTerms.join(' '),
     surfaceTerms: [...new Set(rawTokens(`${title} ${category} ${other.join(' ')}`))],
   };
 }

@@ -8,6 +8,8 @@ import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { ProductRecord, ProductsReadPort } from '../products/products.read-port.js';
 import type { StoresService } from '../stores/stores.service.js';
 import { documentFor } from './search-documents.js';
+import { conceptWords } from '../../catalog/vocabulary/search-words.js';
+import { labelsOf, vocabularyForOverrides } from '../../catalog/vocabulary/store-vocabulary.js';
 import * as repo from './search.repository.js';
 
 /**
@@ -54,7 +56,10 @@ export class SearchIndexer {
   }
 
   async #write(trx: Db, storeId: string, products: ProductRecord[], removed: string[], seq: number) {
-    const docs = products.map((p) => documentFor(p.code, p.attributes));
+    const vocabulary = vocabularyForOverrides((await this.stores.getStore(storeId, trx)).vocabularyOverrides);
+    const docs = products.map((p) =>
+      documentFor(p.code, p.attributes, conceptWords(vocabulary, labelsOf(p.attributes))),
+    );
     await this.index.write(trx, storeId, docs, removed);
     // Words as stemmed and as written ("clutch" and "clutches"), so a typo of either form is one edit away.
     const frequency = new Map<string, number>();

@@ -24,7 +24,8 @@ export interface SearchResult {
 /**
  * Score in (0, 1], best first (documented in the OpenAPI description):
  * 1 for an exact product_code / parent_code; otherwise (tier + r / (r + 1)) / 4 with tier 2 for
- * a phrase match in the title (all words in order), 1 for all words anywhere, 0 for some words,
+ * a phrase match in the title (all words in order), 1 for all words anywhere, 0.5 for all words
+ * with some matched only by the audience or colour family the catalog vocabulary resolved, 0 for some words,
  * and r the engine's relevance (bm25 / ts_rank with title and category weighted above the rest).
  */
 export function shapeScore(tier: number, relevance: number): number {
@@ -109,6 +110,16 @@ export class SearchService {
         scored.push({ product_code: hit.productCode, title: hit.title, score: shapeScore(tier, hit.relevance) });
       };
       for (const hit of all) add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
+      // Then every word, some of them only through what the catalog vocabulary resolved ("women" for
+      // `Ladieswear`, "green" for `Greenish Khaki`): below the products that say it themselves.
+      if (all.length < fetch) {
+        const wide = planQuery(query, vocabulary, this.#synonymsOf(store), {
+          lastWordIsPrefix: !/\s$/.test(input.query),
+          concepts: true,
+        });
+        const widened = wide.clauses.some((alts, i) => alts.length !== plan.clauses[i]?.length);
+        if (widened) for (const hit of await this.index.search(store.id, wide, 'all', fetch)) add(hit, 0.5);
+      }
       // Too few products have every word: partial matches, dropping the most common words first.
       for (const relaxed of all.length < fetch ? relaxations(plan, vocabulary) : []) {
         for (const hit of await this.index.search(store.id, relaxed, 'all', fetch)) add(hit, 0);
