@@ -16,6 +16,7 @@ import { searchAdminRoutes } from './modules/search/search.admin.routes.js';
 import { recommendationsAdminRoutes } from './modules/recommendations/recommendations.admin.routes.js';
 import { visualAdminRoutes } from './modules/visual/visual.admin.routes.js';
 import { importsAdminRoutes } from './modules/imports/imports.routes.js';
+import { vocabularyAdminRoutes } from './modules/vocabulary/vocabulary.admin.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
@@ -123,6 +124,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         await admin.register(recommendationsAdminRoutes, { recommendations: container.recommendations });
         await admin.register(visualAdminRoutes, { visual: container.visual });
         await admin.register(importsAdminRoutes, { imports: container.imports });
+        await admin.register(vocabularyAdminRoutes, { vocabulary: container.vocabulary });
       },
       { prefix: '/admin/v1' },
     );

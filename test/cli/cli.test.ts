@@ -56,6 +56,50 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       assert.notEqual(second.api_token, created.api_token);
     });
 
+    it('vocabulary show lists how labels resolve; vocabulary set merges overrides and refuses unknown groups', () => {
+      const created = jsonOf(cli('store', 'create', '--workspace-name', 'Words', '--name', 'Words', '--json'));
+      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-vocab-')), 'catalog.csv');
+      fs.writeFileSync(
+        file,
+        [
+          'product_code,Product Name,Category,Department,Colour,Selling Price,Image URL 1',
+          'a,Strap top,Vest top,Ladieswear,Greenish Khaki,10,https://i.example/a.jpg',
+          'b,Sleeping bag,Sleep Bag,Divided,Mole,20,https://i.example/b.jpg',
+        ].join('\n'),
+      );
+      assert.equal(cli('import', '--store', created.store_uuid, file, '--json').status, 0);
+      const shown = jsonOf(cli('vocabulary', 'show', '--store', created.store_uuid, '--json'));
+      const vest = shown.categories.find((c: { label: string }) => c.label === 'Vest top');
+      assert.deepEqual([vest.group, vest.how], ['TOPWEAR', 'exact']);
+      assert.equal(shown.departments.find((d: { label: string }) => d.label === 'Divided').audience, null);
+      const text = cli('vocabulary', 'show', '--store', created.store_uuid);
+      assert.match(text.stdout, /Ladieswear {2}1 {2}-> women/);
+
+      const set = cli('vocabulary', 'set', '--store', created.store_uuid, '--department', 'Divided=women', '--json');
+      assert.equal(set.status, 0, set.stderr);
+      assert.deepEqual(jsonOf(set).overrides.departments, { Divided: 'women' });
+      const more = cli(
+        'vocabulary',
+        'set',
+        '--store',
+        created.store_uuid,
+        '--category',
+        'Sleep Bag=nightwear',
+        '--json',
+      );
+      assert.deepEqual(jsonOf(more).overrides, {
+        categories: { 'Sleep Bag': 'NIGHTWEAR' },
+        departments: { Divided: 'women' },
+        colours: {},
+      });
+      const bad = cli('vocabulary', 'set', '--store', created.store_uuid, '--category', 'Sleep Bag=BEDS');
+      assert.notEqual(bad.status, 0);
+      assert.match(bad.stderr, /BEDS/);
+      assert.equal(bad.stderr.trim().split('\n').length, 1);
+      const removed = cli('vocabulary', 'set', '--store', created.store_uuid, '--department', 'Divided=', '--json');
+      assert.deepEqual(jsonOf(removed).overrides.departments, {});
+    });
+
     it("images status lists the store's image pipeline; an unknown store fails with one line", () => {
       const created = jsonOf(cli('store', 'create', '--workspace-name', 'Pics', '--name', 'Pics', '--json'));
       const file = path.join(os.tmpdir(), `vitrine-images-${process.pid}-${dialect}.csv`);

@@ -1,4 +1,7 @@
 import { priceOf } from '../../catalog/price.js';
+import { resolveAudience, type AudienceResolution } from '../../catalog/vocabulary/audiences.js';
+import { resolveCategoryLabel } from '../../catalog/vocabulary/categories.js';
+import { labelKey } from '../../catalog/vocabulary/labels.js';
 
 const PRICE_FIELD = 'Selling Price';
 
@@ -10,9 +13,56 @@ const PRICE_FIELD = 'Selling Price';
  *   "Department": ["Women", "Girls"]           any of
  *   "Selling Price": {"gte": 10, "lte": 50}    numeric range (gte, gt, lte, lt; one or more)
  * Any attribute works (Category, Department, Colour, Brand, Usage, Season, Sub Category, custom ones).
+ * Category, Department and Colour values are read through the catalog vocabulary: a Category value
+ * matches labels of the same garment concept ("T-Shirts" = "Tshirts" = "Tees"), a Department value
+ * the labels of the same audience ("Women" = "Ladieswear" = "Womens", with the store's overrides),
+ * a Colour value the same label however written ("Off-White" = "off white"). Colour families are
+ * not collection filters (a "Green" collection does not take "Olive"): list the labels.
  */
 export type Condition =
-  { kind: 'any'; values: string[] } | { kind: 'range'; gte?: number; gt?: number; lte?: number; lt?: number };
+  | { kind: 'any'; values: string[]; labels?: LabelCondition }
+  | { kind: 'range'; gte?: number; gt?: number; lte?: number; lt?: number };
+
+/** A Category, Department or Colour condition, resolved once when the filters are compiled. */
+interface LabelCondition {
+  field: 'Category' | 'Department' | 'Colour';
+  keys: Set<string>;
+  /** Category: the concepts named ("TOPWEAR/t-shirt"). Department: the audiences named. */
+  concepts: Set<string>;
+}
+
+/** Resolves department labels (a store's overrides); the built-in vocabulary when none is given. */
+export interface AudienceResolver {
+  audience(department: string): AudienceResolution;
+}
+const BUILT_IN: AudienceResolver = { audience: resolveAudience };
+
+const conceptCache = new Map<string, string>();
+/** A category label's concept key ('' when the vocabulary cannot place it), cached by label key. */
+function categoryConcept(label: string, key = labelKey(label)): string {
+  let concept = conceptCache.get(key);
+  if (concept === undefined) {
+    const match = resolveCategoryLabel(label);
+    concept = match ? `${match.group}/${match.concept}` : '';
+    if (conceptCache.size > 50_000) conceptCache.clear();
+    conceptCache.set(key, concept);
+  }
+  return concept;
+}
+const isKnown = (audience: string) => audience !== '' && !audience.startsWith('label:');
+
+function labelCondition(field: string, values: string[], resolver: AudienceResolver): LabelCondition | undefined {
+  if (field !== 'Category' && field !== 'Department' && field !== 'Colour') return undefined;
+  const keys = new Set(values.map((v) => labelKey(v)).filter((k) => k !== ''));
+  const concepts = new Set<string>();
+  for (const value of values) {
+    if (field === 'Category') concepts.add(categoryConcept(value));
+    if (field === 'Department') concepts.add(resolver.audience(value).audience);
+  }
+  for (const concept of concepts)
+    if (concept === '' || (field === 'Department' && !isKnown(concept))) concepts.delete(concept);
+  return { field, keys, concepts };
+}
 export type CompiledFilters = Array<{ field: string; condition: Condition }>;
 
 export const RANGE_OPERATORS = ['gte', 'gt', 'lte', 'lt'] as const;
@@ -28,19 +78,21 @@ export class RuleError extends Error {
 
 const norm = (value: unknown) => String(value).trim().toLowerCase();
 
-export function compileFilters(filters: unknown): CompiledFilters {
+export function compileFilters(filters: unknown, resolver: AudienceResolver = BUILT_IN): CompiledFilters {
   if (filters === undefined || filters === null) return [];
   if (typeof filters !== 'object' || Array.isArray(filters))
     throw new RuleError('invalid_filter', 'filters must be an object of attribute -> value, values or range');
   const compiled: CompiledFilters = [];
   for (const [field, raw] of Object.entries(filters as Record<string, unknown>)) {
     if (typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean') {
-      compiled.push({ field, condition: { kind: 'any', values: [norm(raw)] } });
+      const values = [norm(raw)];
+      compiled.push({ field, condition: { kind: 'any', values, labels: labelCondition(field, values, resolver) } });
     } else if (Array.isArray(raw)) {
       if (raw.length === 0 || raw.some((v) => !['string', 'number', 'boolean'].includes(typeof v))) {
         throw new RuleError('invalid_filter', `filters.${field} must be a non-empty list of values`);
       }
-      compiled.push({ field, condition: { kind: 'any', values: raw.map(norm) } });
+      const values = raw.map(norm);
+      compiled.push({ field, condition: { kind: 'any', values, labels: labelCondition(field, values, resolver) } });
     } else if (raw && typeof raw === 'object') {
       const range: Condition & { kind: 'range' } = { kind: 'range' };
       const entries = Object.entries(raw as Record<string, unknown>);
@@ -75,15 +127,37 @@ function numberOf(field: string, value: unknown): number | undefined {
   return undefined;
 }
 
-/** Whether a product (its stored attributes) satisfies every condition. No conditions: no product (a rule collection needs rules). */
-export function matches(filters: CompiledFilters, attributes: Record<string, unknown>): boolean {
+function labelMatches(condition: LabelCondition, value: unknown, resolver: AudienceResolver): boolean {
+  if (typeof value !== 'string' && typeof value !== 'number') return false;
+  const label = String(value);
+  const key = labelKey(label);
+  if (key !== '' && condition.keys.has(key)) return true;
+  if (condition.concepts.size === 0) return false;
+  if (condition.field === 'Category') return condition.concepts.has(categoryConcept(label, key));
+  if (condition.field === 'Department') return condition.concepts.has(resolver.audience(label).audience);
+  return false;
+}
+
+/**
+ * Whether a product (its stored attributes) satisfies every condition. No conditions: no product (a
+ * rule collection needs rules). `resolver` reads departments with the store's overrides.
+ */
+export function matches(
+  filters: CompiledFilters,
+  attributes: Record<string, unknown>,
+  resolver: AudienceResolver = BUILT_IN,
+): boolean {
   if (filters.length === 0) return false;
   return filters.every(({ field, condition }) => {
     const value = attributes[field];
     if (value === undefined || value === null) return false;
     if (condition.kind === 'any') {
       const values = Array.isArray(value) ? value.map(norm) : [norm(value)];
-      return values.some((v) => condition.values.includes(v));
+      if (values.some((v) => condition.values.includes(v))) return true;
+      const labels = condition.labels;
+      return (
+        labels !== undefined && (Array.isArray(value) ? value : [value]).some((v) => labelMatches(labels, v, resolver))
+      );
     }
     const n = numberOf(field, value);
     if (n === undefined) return false;

@@ -11,7 +11,7 @@ import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { ProductRecord, ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import * as repo from './collections.repository.js';
-import { compileFilters, compileSort, matches, RuleError, sortKey } from './collection-rules.js';
+import { compileFilters, compileSort, matches, RuleError, sortKey, type AudienceResolver } from './collection-rules.js';
 import {
   applyFields,
   checkId,
@@ -49,6 +49,8 @@ export class CollectionsService {
     private readonly changes: ChangeFeed,
     private readonly snapshots: SeqCache,
     private readonly catalog: ProductsReadPort,
+    /** How the store reads department labels (its vocabulary overrides), for Department filters. */
+    private readonly audiences: (storeId: string, db: Db) => Promise<AudienceResolver>,
     onError?: WorkerErrorLog,
   ) {
     this.follower = new ChangeFollower(
@@ -168,11 +170,12 @@ export class CollectionsService {
     else await repo.insertCollection(trx, storeId, doc.id, row, now);
     await repo.clearMembers(trx, storeId, doc.id);
     if (isStatic(doc)) return;
-    const filters = compileFilters(doc.filters);
+    const resolver = await this.audiences(storeId, trx);
+    const filters = compileFilters(doc.filters, resolver);
     const sort = compileSort(doc.sortBy);
     await repo.insertMembers(
       trx,
-      products.filter((p) => matches(filters, p.attributes)).map((p) => memberRow(storeId, doc.id, p, sort)),
+      products.filter((p) => matches(filters, p.attributes, resolver)).map((p) => memberRow(storeId, doc.id, p, sort)),
     );
   }
 
@@ -221,9 +224,10 @@ export class CollectionsService {
   async #refresh(trx: Db, storeId: string, batch: FollowedChange[]) {
     const codes = [...new Set(batch.filter((c) => c.entity === 'product').map((c) => c.key))];
     if (codes.length === 0 || !(await repo.hasCollections(trx, storeId))) return;
+    const resolver = await this.audiences(storeId, trx);
     const live = (await repo.liveRuleCollections(trx, storeId)).map((row) => {
       const doc = JSON.parse(row.document) as CollectionDocument;
-      return { id: row.id, filters: compileFilters(doc.filters), sort: compileSort(doc.sortBy) };
+      return { id: row.id, filters: compileFilters(doc.filters, resolver), sort: compileSort(doc.sortBy) };
     });
     for (const chunk of chunked(trx, codes, { maxItems: 500 })) {
       const products = await this.catalog.attributesByCodes(storeId, chunk, trx);
@@ -239,7 +243,7 @@ export class CollectionsService {
       const rows: repo.MemberRow[] = [];
       for (const product of products) {
         for (const collection of live)
-          if (matches(collection.filters, product.attributes))
+          if (matches(collection.filters, product.attributes, resolver))
             rows.push(memberRow(storeId, collection.id, product, collection.sort));
       }
       await repo.insertMembers(trx, rows);
