@@ -10,6 +10,7 @@ const WEIGHTS = '{0.04, 0.2, 1.0, 0.7}';
 
 // Tokens hold only letters and digits (see analyzer): they cannot carry tsquery operators.
 function alternative(alt: Alternative): string {
+  if (alt.kind === 'concept') return alt.token;
   return alt.kind === 'prefix'
     ? `${alt.token}:*`
     : alt.tokens.length === 1

@@ -2,8 +2,12 @@ import { allowedEdits, analyze, rawTokens, stem } from './analyzer.js';
 import type { TypoIndex } from './typo-index.js';
 import { queryConceptTokens } from '../catalog/vocabulary/search-words.js';
 
-/** One way to satisfy a clause: a phrase of stemmed tokens, or a prefix. */
-export type Alternative = { kind: 'phrase'; tokens: string[] } | { kind: 'prefix'; token: string };
+/**
+ * One way to satisfy a clause: a phrase of stemmed tokens, a prefix, or a concept token the catalog
+ * vocabulary resolved for the product (audience, colour family; kept apart from the product's words).
+ */
+export type Alternative =
+  { kind: 'phrase'; tokens: string[] } | { kind: 'prefix'; token: string } | { kind: 'concept'; token: string };
 
 /** A query is an AND of clauses; each clause is an OR of alternatives. */
 export interface QueryPlan {
@@ -64,7 +68,7 @@ export function planQuery(
     // what the catalog vocabulary resolved ("women" finds `Ladieswear` products, "ladies" finds
     // `Women`). A store that says the word itself is searched by its own words, as without the vocabulary.
     if (options.concepts && !finished)
-      for (const concept of queryConceptTokens(raw[i])) alternatives.push({ kind: 'phrase', tokens: [concept] });
+      for (const concept of queryConceptTokens(raw[i])) alternatives.push({ kind: 'concept', token: concept });
     if (i === tokens.length - 1 && (options.lastWordIsPrefix ?? true) && raw[i].length >= 2 && !finished)
       alternatives.push({ kind: 'prefix', token: raw[i] });
     clauses.push(alternatives);
@@ -91,7 +95,7 @@ export function relaxations(plan: QueryPlan, vocabulary: TypoIndex): QueryPlan[]
     alts.reduce(
       (sum, alt) =>
         sum +
-        (alt.kind === 'prefix'
+        (alt.kind !== 'phrase'
           ? vocabulary.frequency(alt.token)
           : Math.min(...alt.tokens.map((t) => vocabulary.frequency(t)))),
       0,

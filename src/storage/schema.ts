@@ -104,6 +104,8 @@ export interface SearchDocsTable {
   product_code: string;
   title: string;
   title_terms: string;
+  /** The catalog vocabulary's marked concept tokens (`0women 0green`); PostgreSQL also keeps them in the tsvector (weight D). */
+  concepts: Generated<string>;
 }
 
 export interface FeedCursorsTable {

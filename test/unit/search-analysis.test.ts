@@ -81,7 +81,7 @@ describe('search analysis', () => {
     assert.deepEqual(planQuery('ladies tops', vocab, []).clauses[0], [{ kind: 'phrase', tokens: ['lady'] }]);
     assert.deepEqual(planQuery('ladies tops', vocab, [], { concepts: true }).clauses[0], [
       { kind: 'phrase', tokens: ['lady'] },
-      { kind: 'phrase', tokens: ['0women'] },
+      { kind: 'concept', token: '0women' },
     ]);
   });
 
