@@ -12,7 +12,7 @@ export interface FollowedChange {
 /** What a follower does with a batch of changes, in the transaction that moves its cursor. */
 export type ApplyChanges = (trx: Db, storeId: string, changes: FollowedChange[]) => Promise<void>;
 
-const BATCH = 2000;
+const BATCH = 500;
 /** Read-your-writes: a read applies at most this many pending changes of its store inline. */
 export const READ_YOUR_WRITES_LIMIT = 500;
 

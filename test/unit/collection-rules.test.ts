@@ -7,6 +7,7 @@ import {
   sortKey,
   RuleError,
 } from '../../src/modules/collections/collection-rules.js';
+import { resolveAudience } from '../../src/catalog/vocabulary/audiences.js';
 
 describe('collection rules', () => {
   const dress = {
@@ -26,6 +27,25 @@ describe('collection rules', () => {
     assert.ok(!matches(compileFilters({ Brand: 'Acme' }), dress));
     assert.ok(!matches([], dress), 'no rules, no members');
   });
+  it('reads Category, Department and Colour through the catalog vocabulary, not colour families', () => {
+    const tee = { Category: 'T-Shirts', Department: 'Ladieswear', Colour: 'Off-White', Brand: 'Tees & Co' };
+    assert.ok(matches(compileFilters({ Category: 'Tshirts' }), tee));
+    assert.ok(matches(compileFilters({ Category: ['Tees', 'Jeans'] }), tee));
+    assert.ok(!matches(compileFilters({ Category: 'Lounge Tshirts' }), tee), 'another concept');
+    assert.ok(matches(compileFilters({ Department: 'Women' }), tee));
+    assert.ok(!matches(compileFilters({ Department: 'Men' }), tee));
+    assert.ok(matches(compileFilters({ Colour: 'off white' }), tee));
+    assert.ok(!matches(compileFilters({ Colour: 'White' }), tee), 'a family is not a filter');
+    assert.ok(!matches(compileFilters({ Brand: 'Tees and Co' }), tee), 'other attributes stay exact');
+    const divided = { Department: 'Divided' };
+    const asWomen = {
+      audience: (label: string) =>
+        label.toLowerCase() === 'divided' ? { audience: 'women', how: 'override' as const } : resolveAudience(label),
+    };
+    assert.ok(!matches(compileFilters({ Department: 'Women' }), divided));
+    assert.ok(matches(compileFilters({ Department: 'Women' }, asWomen), divided, asWomen), "the store's overrides");
+  });
+
   it('refuses unknown operators and malformed filters', () => {
     for (const bad of [[], 'x', { a: { between: [1, 2] } }, { a: { gte: 'ten' } }, { a: [] }, { a: {} }, { a: [{}] }]) {
       assert.throws(() => compileFilters(bad), RuleError, JSON.stringify(bad));

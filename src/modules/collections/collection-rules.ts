@@ -37,9 +37,34 @@ export interface AudienceResolver {
 }
 const BUILT_IN: AudienceResolver = { audience: resolveAudience };
 
+// Membership is evaluated for every changed product against every live collection: the label
+// readings below are cached by label text, so each costs one map lookup after the first time.
+const keyCache = new Map<string, string>();
+function cachedKey(label: string): string {
+  let key = keyCache.get(label);
+  if (key === undefined) {
+    key = labelKey(label);
+    if (keyCache.size > 50_000) keyCache.clear();
+    keyCache.set(label, key);
+  }
+  return key;
+}
+const audienceCache = new WeakMap<AudienceResolver, Map<string, string>>();
+function cachedAudience(resolver: AudienceResolver, label: string): string {
+  let byLabel = audienceCache.get(resolver);
+  if (!byLabel) audienceCache.set(resolver, (byLabel = new Map()));
+  let audience = byLabel.get(label);
+  if (audience === undefined) {
+    audience = resolver.audience(label).audience;
+    if (byLabel.size > 50_000) byLabel.clear();
+    byLabel.set(label, audience);
+  }
+  return audience;
+}
+
 const conceptCache = new Map<string, string>();
 /** A category label's concept key ('' when the vocabulary cannot place it), cached by label key. */
-function categoryConcept(label: string, key = labelKey(label)): string {
+function categoryConcept(label: string, key = cachedKey(label)): string {
   let concept = conceptCache.get(key);
   if (concept === undefined) {
     const match = resolveCategoryLabel(label);
@@ -130,11 +155,11 @@ function numberOf(field: string, value: unknown): number | undefined {
 function labelMatches(condition: LabelCondition, value: unknown, resolver: AudienceResolver): boolean {
   if (typeof value !== 'string' && typeof value !== 'number') return false;
   const label = String(value);
-  const key = labelKey(label);
+  const key = cachedKey(label);
   if (key !== '' && condition.keys.has(key)) return true;
   if (condition.concepts.size === 0) return false;
   if (condition.field === 'Category') return condition.concepts.has(categoryConcept(label, key));
-  if (condition.field === 'Department') return condition.concepts.has(resolver.audience(label).audience);
+  if (condition.field === 'Department') return condition.concepts.has(cachedAudience(resolver, label));
   return false;
 }
 

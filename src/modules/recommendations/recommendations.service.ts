@@ -32,6 +32,8 @@ import {
 
 export const MAX_CATEGORIES = 8;
 const REBUILD_AFTER = 5000;
+/** How long a request waits for a catch-up in progress before it answers from the index as it is. */
+const FRESHNESS_WAIT_MS = 30;
 
 interface Candidate {
   code: string;
@@ -113,6 +115,15 @@ function nearest(items: Candidate[], logPrice: number, k: number, skip: (c: Cand
     if (!skip(item)) out.push(item);
   }
   return out;
+}
+
+/** Products with an image first, then by score, then by product_code (deterministic). */
+function byRank(a: { candidate: Candidate; score: number }, b: { candidate: Candidate; score: number }): number {
+  return (
+    Number(b.candidate.traits.hasImage) - Number(a.candidate.traits.hasImage) ||
+    b.score - a.score ||
+    (a.candidate.code < b.candidate.code ? -1 : 1)
+  );
 }
 
 /** Rough bytes one candidate costs in memory (strings, traits, bucket slots). */
@@ -226,7 +237,33 @@ export class RecommendationsService {
       const cached = this.#indexes.peek(id);
       if (cached ? cached.seq >= seq : seen === seq || seq === 0) continue;
       const store = await this.stores.getStore(id).catch(() => undefined);
-      if (store) await this.#index(store);
+      // Passes until the index stops moving: during a large import it keeps up instead of falling
+      // a poll interval behind each time (a request then finds little or nothing to apply).
+      for (let seen = -1, pass = 0; store && pass < 50; pass++) {
+        const index = await this.#index(store);
+        if (index.seq === seen) break;
+        seen = index.seq;
+      }
+    }
+  }
+
+  /**
+   * The index for a request: brought up to date, unless the catch-up in progress takes longer than
+   * FRESHNESS_WAIT_MS (a large import still landing), then the index as the last pass left it — at
+   * most one pass behind, well within the second a write may take to show.
+   */
+  async #current(store: Store): Promise<StoreIndex> {
+    const cached = this.#indexes.get(store.id);
+    const fresh = this.#index(store);
+    if (!cached || cached.key !== this.#keyOf(store)) return fresh;
+    let timer: NodeJS.Timeout | undefined;
+    const stale = new Promise<StoreIndex>((resolve) => {
+      timer = setTimeout(() => resolve(cached), FRESHNESS_WAIT_MS);
+    });
+    try {
+      return await Promise.race([fresh, stale]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -327,7 +364,7 @@ export class RecommendationsService {
     const product = await this.products.byCode(store.id, productCode);
     // Any stored product gets complements (a merchandiser previews drafts too); only visible products are recommended.
     if (!product) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
-    const index = await this.#index(store);
+    const index = await this.#current(store);
     const source = placed(candidateOf(product.code, product.attributes, index.vocabulary), index.vocabulary);
     const sourceGroup = source.placement.group;
     const pinned = await repo.findPins(this.storage.db, store.id, productCode);
@@ -348,20 +385,29 @@ export class RecommendationsService {
       const first = (pinnedByGroup.get(group) ?? []).map((c) => ({ candidate: c, score: 1 }));
       const taken = new Set(first.map((f) => f.candidate.code));
       const skip = (c: Candidate) => c.code === source.code || taken.has(c.code);
-      const scored: Array<{ candidate: Candidate; score: number }> = [];
-      for (const bucket of this.#fitting(index, group, source.traits.audience)) {
-        if (bucket.items.length === 0 || usageClashes(source.traits.usage, bucket.sample.usage)) continue;
-        const categorical = categoricalScore(source.traits, bucket.sample);
+      // Buckets best first (image, then the score part they share): once the limit is filled, a
+      // bucket whose best possible score (price band 1) cannot beat the last kept one ends the walk.
+      const buckets = this.#fitting(index, group, source.traits.audience)
+        .filter((bucket) => bucket.items.length > 0 && !usageClashes(source.traits.usage, bucket.sample.usage))
+        .map((bucket) => ({
+          bucket,
+          image: Number(bucket.sample.hasImage),
+          categorical: categoricalScore(source.traits, bucket.sample),
+        }))
+        .sort((a, b) => b.image - a.image || b.categorical - a.categorical);
+      let scored: Array<{ candidate: Candidate; score: number }> = [];
+      for (const { bucket, image, categorical } of buckets) {
+        const last = scored.length >= limit ? scored[limit - 1] : undefined;
+        if (last) {
+          const lastImage = Number(last.candidate.traits.hasImage);
+          if (image < lastImage || (image === lastImage && categorical + 0.25 < last.score)) break;
+        }
         for (const candidate of nearest(bucket.items, source.traits.logPrice, limit, skip)) {
           scored.push({ candidate, score: categorical + 0.25 * priceBandScore(source.traits, candidate.traits) });
         }
+        scored.sort(byRank);
+        scored = scored.slice(0, limit);
       }
-      scored.sort(
-        (a, b) =>
-          Number(b.candidate.traits.hasImage) - Number(a.candidate.traits.hasImage) ||
-          b.score - a.score ||
-          (a.candidate.code < b.candidate.code ? -1 : 1),
-      );
       const products = [...first, ...scored].slice(0, limit).map(({ candidate, score }) => ({
         product_code: candidate.code,
         title: candidate.title,
