@@ -1,6 +1,5 @@
 import { priceOf } from '../../catalog/price.js';
 import { resolveAudience, type AudienceResolution } from '../../catalog/vocabulary/audiences.js';
-import { resolveCategoryLabel } from '../../catalog/vocabulary/categories.js';
 import { labelKey } from '../../catalog/vocabulary/labels.js';
 
 const PRICE_FIELD = 'Selling Price';
@@ -13,11 +12,12 @@ const PRICE_FIELD = 'Selling Price';
  *   "Department": ["Women", "Girls"]           any of
  *   "Selling Price": {"gte": 10, "lte": 50}    numeric range (gte, gt, lte, lt; one or more)
  * Any attribute works (Category, Department, Colour, Brand, Usage, Season, Sub Category, custom ones).
- * Category, Department and Colour values are read through the catalog vocabulary: a Category value
- * matches labels of the same garment concept ("T-Shirts" = "Tshirts" = "Tees"), a Department value
- * the labels of the same audience ("Women" = "Ladieswear" = "Womens", with the store's overrides),
- * a Colour value the same label however written ("Off-White" = "off white"). Colour families are
- * not collection filters (a "Green" collection does not take "Olive"): list the labels.
+ * Category, Department and Colour values are read through the catalog vocabulary: Category and
+ * Colour values match the same label however written ("T-Shirts" = "Tshirts" = "T-shirt",
+ * "Off-White" = "off white"), a Department value the labels of the same audience ("Women" =
+ * "Ladieswear" = "Womens", with the store's overrides). Garment concepts and colour families are
+ * not collection filters: they are broader than a merchandiser's label ("Casual Shoes" and "Formal
+ * Shoes" are both shoes, "Olive" is green); list the labels.
  */
 export type Condition =
   | { kind: 'any'; values: string[]; labels?: LabelCondition }
@@ -27,7 +27,7 @@ export type Condition =
 interface LabelCondition {
   field: 'Category' | 'Department' | 'Colour';
   keys: Set<string>;
-  /** Category: the concepts named ("TOPWEAR/t-shirt"). Department: the audiences named. */
+  /** Department: the audiences named. */
   concepts: Set<string>;
 }
 
@@ -62,30 +62,17 @@ function cachedAudience(resolver: AudienceResolver, label: string): string {
   return audience;
 }
 
-const conceptCache = new Map<string, string>();
-/** A category label's concept key ('' when the vocabulary cannot place it), cached by label key. */
-function categoryConcept(label: string, key = cachedKey(label)): string {
-  let concept = conceptCache.get(key);
-  if (concept === undefined) {
-    const match = resolveCategoryLabel(label);
-    concept = match ? `${match.group}/${match.concept}` : '';
-    if (conceptCache.size > 50_000) conceptCache.clear();
-    conceptCache.set(key, concept);
-  }
-  return concept;
-}
 const isKnown = (audience: string) => audience !== '' && !audience.startsWith('label:');
 
 function labelCondition(field: string, values: string[], resolver: AudienceResolver): LabelCondition | undefined {
   if (field !== 'Category' && field !== 'Department' && field !== 'Colour') return undefined;
   const keys = new Set(values.map((v) => labelKey(v)).filter((k) => k !== ''));
   const concepts = new Set<string>();
-  for (const value of values) {
-    if (field === 'Category') concepts.add(categoryConcept(value));
-    if (field === 'Department') concepts.add(resolver.audience(value).audience);
-  }
-  for (const concept of concepts)
-    if (concept === '' || (field === 'Department' && !isKnown(concept))) concepts.delete(concept);
+  if (field === 'Department')
+    for (const value of values) {
+      const audience = resolver.audience(value).audience;
+      if (isKnown(audience)) concepts.add(audience);
+    }
   return { field, keys, concepts };
 }
 export type CompiledFilters = Array<{ field: string; condition: Condition }>;
@@ -158,7 +145,6 @@ function labelMatches(condition: LabelCondition, value: unknown, resolver: Audie
   const key = cachedKey(label);
   if (key !== '' && condition.keys.has(key)) return true;
   if (condition.concepts.size === 0) return false;
-  if (condition.field === 'Category') return condition.concepts.has(categoryConcept(label, key));
   if (condition.field === 'Department') return condition.concepts.has(cachedAudience(resolver, label));
   return false;
 }
