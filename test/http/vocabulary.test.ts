@@ -181,6 +181,34 @@ describeEachDialect(
       assert.ok((await search('blue beanie')).includes('hat'), 'Light Turquoise is blue');
     });
 
+    it('builds the index in the background as the catalog changes, before any request', async () => {
+      const t = ctx();
+      const store = await newStore(t, [
+        product({ product_code: 'w1', 'Product Name': 'Tee', Category: 'T-Shirts', Department: 'Men' }),
+        product({ product_code: 'w2', 'Product Name': 'Jeans', Category: 'Jeans', Department: 'Men' }),
+      ]);
+      const recommendations = t.container.recommendations;
+      assert.equal(recommendations.indexState(store.store_uuid), undefined, 'no request has asked yet');
+      recommendations.worker.start();
+      try {
+        const settled = async (products: number) => {
+          for (let i = 0; i < 100 && recommendations.indexState(store.store_uuid)?.products !== products; i++)
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          return recommendations.indexState(store.store_uuid)?.products;
+        };
+        assert.equal(await settled(2), 2);
+        await t.request({
+          method: 'POST',
+          url: `/v1/products?store_uuid=${store.store_uuid}`,
+          token: store.api_token,
+          payload: [product({ product_code: 'w3', 'Product Name': 'Belt', Category: 'Belts', Department: 'Men' })],
+        });
+        assert.equal(await settled(3), 3, 'a write reaches the index without a request');
+      } finally {
+        await recommendations.worker.stop();
+      }
+    });
+
     it('answers 200 with no categories in a store of one category', async () => {
       const t = ctx();
       const store = await newStore(t, [

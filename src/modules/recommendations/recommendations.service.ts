@@ -422,6 +422,12 @@ export class RecommendationsService {
     return { categories };
   }
 
+  /** What this process holds for a store (change sequence and products indexed), without touching the LRU order. */
+  indexState(storeId: string): { seq: number; products: number } | undefined {
+    const index = this.#indexes.peek(storeId);
+    return index && { seq: index.seq, products: index.located.size };
+  }
+
   /** Forgets a store's index (its taxonomy or vocabulary changed); the worker or the next request rebuilds it. */
   invalidate(storeId: string) {
     this.#indexes.delete(storeId);
