@@ -31,7 +31,18 @@ describe('catalog vocabulary: categories', () => {
     assert.equal(resolveCategoryLabel('T.Shirts')?.how, 'folded');
     assert.equal(groupOf('Hat/beanie'), 'HEADWEAR');
     assert.equal(groupOf('Shirts & Tops'), 'TOPWEAR');
-    assert.equal(groupOf('Hair/alice band'), 'HEADWEAR', 'a tie goes to the last part');
+    assert.equal(groupOf('Hair/alice band'), 'HEADWEAR', 'a tie goes to the more specific part');
+    for (const [label, group] of [
+      ['Tops & T-Shirts', 'TOPWEAR'],
+      ['Hoodies & Sweatshirts', 'TOPWEAR'],
+      ['Coats & Jackets', 'OUTERWEAR'],
+      ['Jumpsuits & Playsuits', 'DRESSES'],
+      ['Bags & Purses', 'BAGS'],
+      ["Men's Shirts", 'TOPWEAR'],
+      ['Mules & Clogs', 'FOOTWEAR'],
+      ['Gloves & Mittens', 'SCARVES & STOLES'],
+    ])
+      assert.equal(groupOf(label), group, label);
   });
 
   it('falls back to the head word, and a domain word decides the group', () => {
@@ -98,6 +109,10 @@ describe('catalog vocabulary: audiences and colours', () => {
       Boys: 'boys',
       Girls: 'girls',
       'Men & Women': 'unisex',
+      "Women's": 'women',
+      'Teen Girls': 'girls',
+      'Toddler Boys': 'boys',
+      'Gender Neutral': 'unisex',
       'Baby Sizes 50-98': 'baby',
     };
     for (const [label, audience] of Object.entries(cases))
@@ -124,6 +139,8 @@ describe('catalog vocabulary: audiences and colours', () => {
       ['Dark Red', 'red', 'dark'],
       ['Navy Blue', 'blue', 'dark'],
       ['OLIVE', 'green', 'medium'],
+      ['Dark Wash', 'blue', 'dark'],
+      ['Leopard', 'multi', 'medium'],
     ];
     for (const [label, family, lightness] of cases) {
       const resolved = resolveColour(label);

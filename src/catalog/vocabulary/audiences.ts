@@ -41,6 +41,9 @@ const WHOLE: Record<string, KnownAudience> = {
   'men and women': 'unisex',
   'women and men': 'unisex',
   'his and hers': 'unisex',
+  'gender neutral': 'unisex',
+  genderless: 'unisex',
+  'all genders': 'unisex',
   'baby children': 'kids',
 };
 const WHOLE_KEYS = new Map(Object.entries(WHOLE).map(([label, audience]) => [labelKey(label), audience]));
@@ -55,7 +58,11 @@ function combine(found: Set<KnownAudience>): KnownAudience | undefined {
   const all = [...found];
   if (all.every((a) => ADULTS.has(a)))
     return found.has('women') && found.has('men') ? 'unisex' : all.find((a) => a !== 'unisex');
-  if (all.every((a) => CHILDREN.has(a))) return 'kids';
+  // Children's words together: the one sex named ("Teen Girls", "Toddler Boys"), else kids ("Baby/Children").
+  if (all.every((a) => CHILDREN.has(a))) {
+    const sexes = all.filter((a) => a === 'girls' || a === 'boys');
+    return sexes.length === 1 ? sexes[0] : 'kids';
+  }
   // Adults and children in one label ("Women & Girls"): the children's audience is the narrower promise.
   return all.find((a) => CHILDREN.has(a));
 }

@@ -121,13 +121,19 @@ export function resolveCategoryLabel(label: string): CategoryMatch | undefined {
   if (direct) return direct;
   const parts = labelParts(label);
   if (parts.length > 0) {
-    const resolved = parts.map((part) => resolveCategoryLabel(part)).filter((m): m is CategoryMatch => m !== undefined);
+    const resolved = parts.flatMap((part) => {
+      const match = resolveCategoryLabel(part);
+      return match ? [{ match, words: labelWords(part).length }] : [];
+    });
     if (resolved.length > 0) {
-      // The group most parts agree on; a tie goes to the last part ("Hair/alice band" is a band).
+      // The group most parts agree on; a tie goes to the more specific part (more words: "Hair/alice
+      // band" is a band), then to the first ("Bags & Purses" are bags).
       const votes = new Map<string, number>();
-      for (const match of resolved) votes.set(match.group, (votes.get(match.group) ?? 0) + 1);
+      for (const { match } of resolved) votes.set(match.group, (votes.get(match.group) ?? 0) + 1);
       const best = Math.max(...votes.values());
-      const chosen = resolved.filter((m) => votes.get(m.group) === best).at(-1)!;
+      const chosen = resolved
+        .filter(({ match }) => votes.get(match.group) === best)
+        .reduce((a, b) => (b.words > a.words ? b : a)).match;
       return { concept: chosen.concept, group: chosen.group, how: 'folded' };
     }
   }

@@ -125,6 +125,14 @@ shades(
   'multi, multicolor, multicolour, multi color, multi colour, multicoloured, multicolored, assorted, mixed, print, printed, rainbow',
 );
 shades('clear', 'light', true, 'transparent, clear, see through');
+// Denim washes and patterns: what apparel labels say instead of a colour.
+shades('blue', 'medium', true, 'wash, mid wash, stonewash, stone wash, acid wash, bleach wash');
+shades(
+  'multi',
+  'medium',
+  true,
+  'leopard, animal print, zebra, snake, floral, stripe, striped, stripes, check, checked, checks, plaid, tartan, camo, camouflage, tie dye, paisley, polka dot, gingham, pattern, patterned',
+);
 
 // Modifiers: lightness words, and "-ish" words that name a family ("Greenish Khaki").
 const LIGHTNESS: Record<string, Lightness> = {

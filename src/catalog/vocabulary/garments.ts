@@ -17,7 +17,7 @@ export const GARMENT_VOCABULARY: Record<string, string> = {
     tunic: tunics;
     sweater: sweaters, jumper, jumpers, pullover, pullovers, knit sweater, knitted sweater, crew neck sweater, v neck sweater, turtleneck, roll neck, polo neck, mock neck, knitwear top, sweater vest, slipover, tank sweater, knitted top;
     cardigan: cardigans, knit cardigan, shrug, shrugs, bolero, wrap cardigan;
-    sweatshirt: sweatshirts, sweat shirt, crewneck sweatshirt, hoodie, hoodies, hooded sweatshirt, hooded top, zip hoodie, fleece top, fleece pullover, quarter zip, half zip;
+    sweatshirt: sweatshirts, sweat shirt, fleece, fleeces, crewneck sweatshirt, hoodie, hoodies, hooded sweatshirt, hooded top, zip hoodie, fleece top, fleece pullover, quarter zip, half zip;
     kurta: kurtas, kurti, kurtis, short kurta, a line kurta, straight kurta, anarkali kurta, pathani kurta;
     bodysuit: bodysuits, baby body, onesie, onesies, vest bodysuit, babygrow;
     romper: rompers;
@@ -28,7 +28,7 @@ export const GARMENT_VOCABULARY: Record<string, string> = {
   `,
   OUTERWEAR: `
     jacket: jackets, denim jacket, bomber, bomber jacket, biker jacket, leather jacket, puffer, puffer jacket, padded jacket, quilted jacket, down jacket, windcheater, windbreaker, shell jacket, softshell, fleece jacket, varsity jacket, track jacket, utility jacket, trucker jacket, harrington, anorak, outdoor jacket, ski jacket, sports jacket, gilet, gilets, bodywarmer, body warmer, puffer vest, nehru jacket, nehru jackets, bandhgala jacket;
-    coat: coats, overcoat, trench, trench coat, parka, parkas, peacoat, pea coat, duffle coat, wool coat, teddy coat, car coat, topcoat, raincoat, cape, capes, poncho, ponchos;
+    coat: coats, ski wear, skiwear, overcoat, trench, trench coat, parka, parkas, peacoat, pea coat, duffle coat, wool coat, teddy coat, car coat, topcoat, raincoat, cape, capes, poncho, ponchos;
     rain jacket: rain jackets, rainwear, rain suit, waterproof jacket;
     blazer: blazers, sport coat, suit jacket, tuxedo jacket, dinner jacket, tailored jacket;
     waistcoat: waistcoats, tailored waistcoat, suit vest, outdoor waistcoat;
@@ -128,7 +128,7 @@ export const GARMENT_VOCABULARY: Record<string, string> = {
     cufflinks: cufflink, cuff links, ties and cufflinks, tie and cufflink set
   `,
   'SCARVES & STOLES': `
-    scarf: scarves, stole, stoles, shawl, shawls, wrap, wraps, muffler, mufflers, snood, snoods, neck warmer, pashmina, kerchief, neckerchief;
+    scarf: scarves, hijab, hijabs, stole, stoles, shawl, shawls, wrap, wraps, muffler, mufflers, snood, snoods, neck warmer, pashmina, kerchief, neckerchief;
     gloves: glove, mittens, mitten, mitts, gauntlets, arm warmers
   `,
   'SHOE CARE': `
@@ -159,7 +159,7 @@ export const GARMENT_VOCABULARY: Record<string, string> = {
     beauty tools: face brush, detangler brush, hair brush, makeup brush, makeup brushes, brush set, beauty blender, makeup sponge, tweezers, eyelash curler, mirror compact
   `,
   'SKIN & BODY CARE': `
-    skin care: skin, face moisturisers, face moisturiser, moisturiser, moisturizer, face cream, night cream, day cream, face serum and gel, face serum, serum, serums, face gel, mask and peel, face mask sheet, sheet mask, eye cream, face scrub and exfoliator, face scrub, exfoliator, face wash and cleanser, face wash, cleanser, toner, toners, sunscreen, sunscreens, sunblock, skincare, skin care set;
+    skin care: skin, face body, face and body, face moisturisers, face moisturiser, moisturiser, moisturizer, face cream, night cream, day cream, face serum and gel, face serum, serum, serums, face gel, mask and peel, face mask sheet, sheet mask, eye cream, face scrub and exfoliator, face scrub, exfoliator, face wash and cleanser, face wash, cleanser, toner, toners, sunscreen, sunscreens, sunblock, skincare, skin care set;
     body care: bath and body, body lotion, body lotions, body butter, body oil, body wash and scrub, body wash, shower gel, body scrub, soap, soaps, hand cream, hand wash, bath salts, bath bomb, talc, talcum powder;
     hair care: hair, shampoo, shampoos, conditioner, conditioners, hair oil, hair serum, hair mask, hair colour, hair color, hair dye, hair gel, hair wax, hair spray, hair styling;
     grooming: mens grooming kit, grooming kit, beard oil, beard balm, shaving cream, razor, razors, trimmer, trimmers, aftershave, after shave, beauty accessory, beauty accessories
@@ -208,6 +208,12 @@ export const GENERIC_LABELS: Record<string, string | null> = {
   'ethnic wear': 'ETHNIC WEAR',
   ethnic: 'ETHNIC WEAR',
   sportswear: null,
+  outdoor: null,
+  workwear: null,
+  uniform: null,
+  uniforms: null,
+  'school uniform': null,
+  maternity: null,
   activewear: null,
   sport: null,
   sports: null,
