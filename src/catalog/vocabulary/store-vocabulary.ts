@@ -401,7 +401,7 @@ export function parseOverrides(input: unknown, groups: readonly string[]): Vocab
           `${field}: "${value}" is not a colour family (${COLOUR_FAMILIES.join(', ')}), optionally after light, medium or dark`,
           field,
         );
-      return value.toLowerCase();
+      return value.toLowerCase().replace(/\s+/g, ' ');
     }),
   };
 }
