@@ -71,8 +71,6 @@ const MAX_WORDS = 4;
 
 /** Vocabulary labels that fold to one key but name different concepts (a unit test keeps this empty). */
 export const vocabularyConflicts = (): readonly string[] => VOCABULARY.conflicts;
-/** Every complement group the vocabulary places labels in. */
-export const VOCABULARY_GROUPS: readonly string[] = Object.keys(GARMENT_VOCABULARY);
 /** How many labels (as written, with their plurals) the vocabulary knows. */
 export const vocabularySize = (): number => VOCABULARY.byKey.size;
 
@@ -149,7 +147,7 @@ export function resolveCategoryLabel(label: string): CategoryMatch | undefined {
 }
 
 /** The words of a title that name the product: before "with", "for", " - ", "|" or "(". */
-export function titleHeadWords(title: string): string[] {
+function titleHeadWords(title: string): string[] {
   const cut = title.split(/\s[-–|]\s|\(|\|/)[0] ?? '';
   const words = labelWords(cut);
   const stop = words.findIndex((w, i) => i > 0 && TITLE_STOP_WORDS.has(w));

@@ -239,10 +239,10 @@ export class RecommendationsService {
       const store = await this.stores.getStore(id).catch(() => undefined);
       // Passes until the index stops moving: during a large import it keeps up instead of falling
       // a poll interval behind each time (a request then finds little or nothing to apply).
-      for (let seen = -1, pass = 0; store && pass < 50; pass++) {
+      for (let last = -1, pass = 0; store && pass < 50; pass++) {
         const index = await this.#index(store);
-        if (index.seq === seen) break;
-        seen = index.seq;
+        if (index.seq === last) break;
+        last = index.seq;
       }
     }
   }
