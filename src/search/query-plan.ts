@@ -77,6 +77,12 @@ export function planQuery(
   return { clauses, tokens };
 }
 
+/** The plan on the product's own words only; the same plan when it asks for no concept. */
+export function withoutConcepts(plan: QueryPlan): QueryPlan {
+  if (!plan.clauses.some((alts) => alts.some((alt) => alt.kind === 'concept'))) return plan;
+  return { ...plan, clauses: plan.clauses.map((alts) => alts.filter((alt) => alt.kind !== 'concept')) };
+}
+
 /** Whether the stemmed query tokens appear contiguously in a stemmed text (a phrase match). */
 export function containsPhrase(text: string[], phrase: string[]): boolean {
   if (phrase.length === 0 || phrase.length > text.length) return false;

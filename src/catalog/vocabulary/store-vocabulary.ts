@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../errors.js';
+import { textOf } from '../product-fields.js';
 import { AUDIENCES, isKnownAudience, resolveAudience, type AudienceResolution } from './audiences.js';
 import {
   conceptOfTitle,
@@ -138,7 +139,6 @@ export class StoreVocabulary {
       this.#categories.set(key, stats);
     }
     stats.products += by;
-    const before = this.#resolved.get(key);
     // Sub Category and title votes only matter where the label alone does not place the product.
     if (!this.#staticPlacement(product.category)) {
       const sub = product.subCategory ? this.#staticPlacement(product.subCategory) : undefined;
@@ -156,9 +156,8 @@ export class StoreVocabulary {
       this.#categories.delete(key);
       this.#resolved.delete(key);
     }
-    const placement = this.place(product);
-    if (before?.how === 'per product' || this.category(product.category).how === 'per product')
-      bump(stats.placed, placement.group, by);
+    // Whether a label is placed per product does not depend on its products: the tally stays in step.
+    if (this.category(product.category).how === 'per product') bump(stats.placed, this.place(product).group, by);
     this.#tally(this.#departments, product.department, by);
     this.#tally(this.#colours, product.colour, by);
   }
@@ -298,8 +297,6 @@ export class StoreVocabulary {
   }
 }
 
-const textOf = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
-
 /** The labels the vocabulary reads from a product's attributes. */
 export function labelsOf(attributes: Record<string, unknown>): ProductLabels {
   return {
@@ -309,6 +306,11 @@ export function labelsOf(attributes: Record<string, unknown>): ProductLabels {
     department: textOf(attributes.Department),
     colour: textOf(attributes.Colour),
   };
+}
+
+/** A store's overrides column (JSON or null) as overrides. */
+export function overridesOf(overridesJson: string | null): VocabularyOverrides {
+  return overridesJson ? (JSON.parse(overridesJson) as VocabularyOverrides) : EMPTY_OVERRIDES;
 }
 
 const byOverrides = new Map<string, StoreVocabulary>();
@@ -322,8 +324,7 @@ export function vocabularyForOverrides(overridesJson: string | null): StoreVocab
   let vocabulary = byOverrides.get(key);
   if (!vocabulary) {
     if (byOverrides.size > 256) byOverrides.clear();
-    const overrides = overridesJson ? (JSON.parse(overridesJson) as VocabularyOverrides) : EMPTY_OVERRIDES;
-    vocabulary = new StoreVocabulary(overrides, new Set());
+    vocabulary = new StoreVocabulary(overridesOf(overridesJson), new Set());
     byOverrides.set(key, vocabulary);
   }
   return vocabulary;

@@ -10,12 +10,11 @@ import type { ProductsReadPort } from '../products/products.read-port.js';
 import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
 import { audiencesFit } from '../../catalog/vocabulary/audiences.js';
 import {
-  EMPTY_OVERRIDES,
+  overridesOf,
   StoreVocabulary,
   type Placement,
   labelsOf,
   type ProductLabels,
-  type VocabularyOverrides,
 } from '../../catalog/vocabulary/store-vocabulary.js';
 import * as repo from './recommendations.repository.js';
 import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
@@ -214,12 +213,9 @@ export class RecommendationsService {
   /** The store's vocabulary (no products counted yet): its overrides, and its taxonomy's groups and own label lists. */
   vocabularyOf(store: Store): StoreVocabulary {
     const taxonomy = this.taxonomyOf(store);
-    const overrides = store.vocabularyOverrides
-      ? (JSON.parse(store.vocabularyOverrides) as VocabularyOverrides)
-      : EMPTY_OVERRIDES;
     // The shipped taxonomy's lists are part of the built-in vocabulary; a custom one's come first.
     return new StoreVocabulary(
-      overrides,
+      overridesOf(store.vocabularyOverrides),
       new Set(Object.keys(taxonomy.groups)),
       store.complementsTaxonomy ? taxonomy.groups : {},
     );

@@ -6,6 +6,7 @@ import {
   containsPhrase,
   planQuery,
   relaxations,
+  withoutConcepts,
   type SynonymGroups,
 } from '../../search/query-plan.js';
 import type { TextHit, TextIndex } from '../../search/text-index.js';
@@ -99,7 +100,11 @@ export class SearchService {
 
     // A query ending in a space has a finished last word; otherwise the last word may be cut short.
     const vocabulary = await this.#vocabulary(store.id);
-    const plan = planQuery(query, vocabulary, this.#synonymsOf(store), { lastWordIsPrefix: !/\s$/.test(input.query) });
+    const wide = planQuery(query, vocabulary, this.#synonymsOf(store), {
+      lastWordIsPrefix: !/\s$/.test(input.query),
+      concepts: true,
+    });
+    const plan = withoutConcepts(wide);
     if (plan.clauses.length > 0 && results.size < wanted) {
       // Over-fetch a little: hits re-checked against the catalog may drop out.
       const fetch = wanted + 10;
@@ -112,14 +117,8 @@ export class SearchService {
       for (const hit of all) add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
       // Then every word, some of them only through what the catalog vocabulary resolved ("women" for
       // `Ladieswear`, "green" for `Greenish Khaki`): below the products that say it themselves.
-      if (all.length < fetch) {
-        const wide = planQuery(query, vocabulary, this.#synonymsOf(store), {
-          lastWordIsPrefix: !/\s$/.test(input.query),
-          concepts: true,
-        });
-        const widened = wide.clauses.some((alts, i) => alts.length !== plan.clauses[i]?.length);
-        if (widened) for (const hit of await this.index.search(store.id, wide, 'all', fetch)) add(hit, 0.5);
-      }
+      if (all.length < fetch && wide !== plan)
+        for (const hit of await this.index.search(store.id, wide, 'all', fetch)) add(hit, 0.5);
       // Too few products have every word: partial matches, dropping the most common words first.
       for (const relaxed of all.length < fetch ? relaxations(plan, vocabulary) : []) {
         for (const hit of await this.index.search(store.id, relaxed, 'all', fetch)) add(hit, 0);

@@ -5,7 +5,7 @@ import { AUDIENCES } from '../../catalog/vocabulary/audiences.js';
 import { COLOUR_FAMILIES } from '../../catalog/vocabulary/colours.js';
 import { labelKey } from '../../catalog/vocabulary/labels.js';
 import {
-  EMPTY_OVERRIDES,
+  overridesOf,
   labelsOf,
   parseOverrides,
   UNPLACED,
@@ -56,14 +56,14 @@ export class VocabularyService {
 
   async overrides(storeUuid: string): Promise<VocabularyOverrides> {
     const store = await this.stores.getStore(storeUuid);
-    return store.vocabularyOverrides ? (JSON.parse(store.vocabularyOverrides) as VocabularyOverrides) : EMPTY_OVERRIDES;
+    return overridesOf(store.vocabularyOverrides);
   }
 
   /** Replaces the store's overrides (every section; an absent one is emptied) and answers the new report. */
   async setOverrides(storeUuid: string, input: unknown) {
     const store = await this.stores.getStore(storeUuid);
     const overrides = parseOverrides(input, Object.keys(this.recommendations.taxonomyOf(store).groups));
-    const before = await this.overrides(storeUuid);
+    const before = overridesOf(store.vocabularyOverrides);
     const departments = changedKeys(before.departments, overrides.departments);
     const colours = changedKeys(before.colours, overrides.colours);
     await inTransaction(this.storage, async (trx) => {
