@@ -63,6 +63,11 @@ function classifyValidation(error: FastifyError): Classified {
     return { status: 400, message: `${context} '${field}' is required`, reason: 'invalid_request' };
   }
   let message = first.message ?? 'is invalid';
+  // A union of literals (TypeBox's enums) fails once per literal: name them all.
+  const literals = error
+    .validation!.filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath)
+    .map((e) => (e.params as { allowedValue?: unknown }).allowedValue);
+  if (first.keyword === 'const' && literals.length > 1) message = `must be one of ${literals.join(', ')}`;
   if (first.keyword === 'enum')
     message += `: ${((first.params as { allowedValues?: unknown[] }).allowedValues ?? []).join(', ')}`;
   const subject = path ? (context === 'body' ? `body field '${path}'` : `${context} '${path}'`) : context;

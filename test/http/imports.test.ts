@@ -75,7 +75,20 @@ describeEachDialect(
       assert.equal(done.status, 'done');
       assert.deepEqual(
         { ...done.summary, seconds: 0 },
-        { rows: 4, inserted: 2, updated: 0, failed: 2, failures: { 'Missing SKU': 1, field_count: 1 }, seconds: 0 },
+        {
+          rows: 4,
+          inserted: 2,
+          updated: 0,
+          unchanged: 0,
+          failed: 2,
+          failures: { 'Missing SKU': 1, field_count: 1 },
+          statuses: { new: 1, problem: 1 },
+          problems: { 'Invalid price': 1 },
+          hint: '1 product is in `problem`: Invalid price 1 — see README › Quality checks',
+          mode: 'replace',
+          dry_run: false,
+          seconds: 0,
+        },
       );
       assert.equal(done.progress.rows, 4);
       const rejects = await t.request({
@@ -99,6 +112,84 @@ describeEachDialect(
       ).data.products;
       assert.equal(listed[0].material, 'linen', 'unknown columns are kept as attributes');
       assert.equal(listed[1].status, 'problem');
+    });
+
+    it('merges a price feed without wiping images, reports a dry run without writing, and skips identical rows', async () => {
+      const t = ctx();
+      const queue = async (csv: string, fields: Record<string, string>) => {
+        const { payload, headers } = await multipart(csv, 'feed.csv', fields);
+        const res = await t.request({
+          method: 'POST',
+          url: `/admin/v1/stores/${t.store.store_uuid}/imports`,
+          token: null,
+          headers,
+          payload,
+        });
+        assert.equal(res.statusCode, 202, res.body);
+        return (await waitDone(t, json(res).data.import_id)) as { status: string; summary: Record<string, unknown> };
+      };
+      const products = async () =>
+        json(
+          await t.request({
+            method: 'GET',
+            url: `/v1/products?store_uuid=${t.store.store_uuid}&product_code=M1,M2,M3`,
+          }),
+        ).data.products as Array<Record<string, unknown>>;
+      await queue(
+        'product_code,Product Name,Category,Selling Price,Image URL 1,fabric\nM1,Shirt,Shirts,10,https://i/m1.jpg,linen\nM2,Skirt,Skirts,20,https://i/m2.jpg,silk\n',
+        {},
+      );
+      const before = await products();
+      const seq = await t.container.changes.latest(t.store.store_uuid);
+
+      const dry = await queue('product_code,Selling Price\nM1,12\nM2,20\nM3,5\n', { mode: 'merge', dry_run: 'true' });
+      assert.equal(dry.status, 'done');
+      assert.deepEqual(
+        { ...dry.summary, seconds: 0, hint: null },
+        {
+          rows: 3,
+          inserted: 1,
+          updated: 1,
+          unchanged: 1,
+          failed: 0,
+          failures: {},
+          statuses: { new: 2, problem: 1 },
+          problems: { 'Missing title and images': 1, 'Missing category': 1 },
+          hint: null,
+          mode: 'merge',
+          dry_run: true,
+          seconds: 0,
+        },
+      );
+      assert.deepEqual(await products(), before, 'a dry run writes nothing');
+      assert.equal(await t.container.changes.latest(t.store.store_uuid), seq);
+
+      const merged = await queue('product_code,Selling Price\nM1,12\nM2,20\n', { mode: 'merge' });
+      assert.deepEqual([merged.summary.updated, merged.summary.unchanged], [1, 1]);
+      const [m1, m2] = await products();
+      assert.equal(m1['Selling Price'], '12');
+      assert.equal(m1['Image URL 1'], 'https://i/m1.jpg', 'a price feed keeps the images');
+      assert.equal(m1.fabric, 'linen', 'and the other attributes');
+      assert.equal(m2.updated_at, before[1].updated_at, 'an identical row writes nothing');
+      assert.equal(
+        await t.container.changes.latest(t.store.store_uuid),
+        seq + 1,
+        'one change-log entry: the changed product only',
+      );
+
+      const withUnknown = await queue('product_code,season_code\nM1,SS27\n', { mode: 'merge' });
+      assert.equal(withUnknown.summary.updated, 1);
+      assert.equal((await products())[0].season_code, 'SS27', 'unknown columns are kept as attributes in a merge');
+
+      const badMode = await multipart('product_code\nX\n', 'x.csv', { mode: 'upsert' });
+      const refused = await t.request({
+        method: 'POST',
+        url: `/admin/v1/stores/${t.store.store_uuid}/imports`,
+        token: null,
+        ...badMode,
+      });
+      assert.equal(refused.statusCode, 422);
+      assert.match(json(refused).detail, /mode must be one of replace, merge/);
     });
 
     it('refuses bad requests and unknown ids', async () => {

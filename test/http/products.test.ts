@@ -54,6 +54,32 @@ describeEachDialect('POST /v1/products', (ctx) => {
     assert.equal(updated.fabric, undefined);
   });
 
+  it('writes nothing for a product identical to what is stored (counted as updated, no change-log entry)', async () => {
+    const t = ctx();
+    const item = {
+      product_code: 'SAME-1',
+      'Product Name': 'Same',
+      Category: 'Tops',
+      'Selling Price': '5',
+      extra: [1, 2],
+    };
+    const url = `/v1/products?store_uuid=${t.store.store_uuid}`;
+    assert.equal(json(await t.request({ method: 'POST', url, payload: [item] })).data.inserted, 1);
+    const seq = await t.container.changes.latest(t.store.store_uuid);
+    const again = json(await t.request({ method: 'POST', url, payload: [{ ...item }] })).data;
+    assert.deepEqual([again.inserted, again.updated, again.failed], [0, 1, 0]);
+    const merge = json(
+      await t.request({ method: 'PUT', url, payload: [{ product_code: 'SAME-1', Category: 'Tops' }] }),
+    ).data;
+    assert.equal(merge.updated, 1);
+    assert.equal(await t.container.changes.latest(t.store.store_uuid), seq, 'no write, no re-indexing');
+    const changed = json(
+      await t.request({ method: 'PUT', url, payload: [{ product_code: 'SAME-1', Category: 'Shirts' }] }),
+    );
+    assert.equal(changed.data.updated, 1);
+    assert.equal(await t.container.changes.latest(t.store.store_uuid), seq + 1);
+  });
+
   it('rejects whole bodies that are not an array of 1..100 objects', async () => {
     const t = ctx();
     for (const [body, status] of [

@@ -12,14 +12,47 @@ import type { ImportFormat } from '../../catalog/import-formats.js';
 
 const BATCH = 2500;
 
-/** CONTRACT §2's summary of an import. */
+/**
+ * CONTRACT §2's summary of an import (rows, inserted, updated, failed, failures, seconds), and what
+ * a merchant needs next: rows identical to what is stored (`unchanged`, nothing written), the
+ * imported products by resulting status, their quality-check reasons (most frequent first) and one
+ * line saying what to fix.
+ */
 export interface ImportSummary {
   rows: number;
   inserted: number;
   updated: number;
+  unchanged: number;
   failed: number;
+  /** Rejected rows by reason. */
   failures: Record<string, number>;
+  /** The imported products by the status they ended in. */
+  statuses: Record<string, number>;
+  /** Quality-check reasons of the imported products that fail a check, most frequent first. */
+  problems: Record<string, number>;
+  /** What to fix, in one line, when imported products are held back in `problem`; else null. */
+  hint: string | null;
+  mode: ImportMode;
+  dry_run: boolean;
   seconds: number;
+}
+
+/** `replace` (default): each row is the whole product, as POST /v1/products. `merge`: only the row's fields change, as PUT, creating what is new. */
+export type ImportMode = 'replace' | 'merge';
+export const IMPORT_MODES: readonly ImportMode[] = ['replace', 'merge'];
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The one line an import ends with when products are held back: how many, why, where to read more. */
+export function importHint(summary: Pick<ImportSummary, 'statuses' | 'problems' | 'dry_run'>): string | null {
+  const held = summary.statuses.problem ?? 0;
+  if (held === 0) return null;
+  const reasons = Object.entries(summary.problems)
+    .slice(0, 3)
+    .map(([reason, n]) => `${reason} ${count(n)}`)
+    .join(', ');
+  const verb = summary.dry_run ? 'would be' : held === 1 ? 'is' : 'are';
+  return `${count(held)} product${held === 1 ? '' : 's'} ${verb} in \`problem\`: ${reasons} — see README › Quality checks`;
 }
 
 /** A rejected row: its line (CSV, NDJSON) or position (JSON array), why, and the row as read. */
@@ -33,6 +66,9 @@ export interface Reject {
 
 export interface ImportOptions {
   format: ImportFormat;
+  mode?: ImportMode;
+  /** Report what would be inserted, updated, unchanged or rejected without writing anything. */
+  dryRun?: boolean;
   delimiter?: string;
   encoding?: BufferEncoding;
   /** Called with each rejected row (e.g. to write the --rejects file). */
@@ -201,7 +237,25 @@ export async function importCatalog(
   options: ImportOptions,
 ): Promise<ImportSummary> {
   const started = performance.now();
-  const summary: ImportSummary = { rows: 0, inserted: 0, updated: 0, failed: 0, failures: {}, seconds: 0 };
+  const mode = options.mode ?? 'replace';
+  const dryRun = options.dryRun ?? false;
+  const summary: ImportSummary = {
+    rows: 0,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    failed: 0,
+    failures: {},
+    statuses: {},
+    problems: {},
+    hint: null,
+    mode,
+    dry_run: dryRun,
+    seconds: 0,
+  };
+  // A dry run writes nothing, so a code met again in a later batch still reads as new there: the
+  // codes it planned to insert are remembered to count that second row as an update.
+  const plannedInserts = dryRun ? new Set<string>() : undefined;
   const reject = (r: Reject) => {
     summary.failed++;
     summary.failures[r.reason] = (summary.failures[r.reason] ?? 0) + 1;
@@ -224,9 +278,18 @@ export async function importCatalog(
     const result = await products.importBatch(
       store,
       batch.map((row) => row.item!),
+      { mode, dryRun },
     );
-    summary.inserted += result.inserted;
-    summary.updated += result.updated;
+    for (const item of result.items) {
+      let outcome = item.outcome;
+      if (plannedInserts && outcome === 'inserted') {
+        if (plannedInserts.has(item.product_code)) outcome = 'updated';
+        else plannedInserts.add(item.product_code);
+      }
+      summary[outcome]++;
+      summary.statuses[item.status] = (summary.statuses[item.status] ?? 0) + 1;
+      for (const reason of item.problems) summary.problems[reason] = (summary.problems[reason] ?? 0) + 1;
+    }
     for (const failure of result.error_info) {
       const row = batch[failure.index];
       reject({
@@ -251,6 +314,8 @@ export async function importCatalog(
   } finally {
     source.destroy();
   }
+  summary.problems = Object.fromEntries(Object.entries(summary.problems).sort((a, b) => b[1] - a[1]));
+  summary.hint = importHint(summary);
   summary.seconds = Math.round((performance.now() - started) / 10) / 100;
   return summary;
 }

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError } from '../../errors.js';
-import type { ImportsService } from './imports.service.js';
+import { parseFlag, parseImportMode, type ImportsService } from './imports.service.js';
 import { parseEncoding } from '../../catalog/import-formats.js';
 import { MAX_IMPORT_BYTES } from '../../catalog/limits.js';
 
@@ -23,8 +23,18 @@ const ImportStatus = Type.Object({
       rows: Type.Integer(),
       inserted: Type.Integer(),
       updated: Type.Integer(),
+      unchanged: Type.Integer({ description: 'rows identical to what is stored: nothing written' }),
       failed: Type.Integer(),
-      failures: Type.Record(Type.String(), Type.Integer()),
+      failures: Type.Record(Type.String(), Type.Integer(), { description: 'rejected rows by reason' }),
+      statuses: Type.Record(Type.String(), Type.Integer(), {
+        description: 'the imported products by the status they ended in',
+      }),
+      problems: Type.Record(Type.String(), Type.Integer(), {
+        description: 'quality-check reasons of the imported products, most frequent first',
+      }),
+      hint: Type.Union([Type.String(), Type.Null()], { description: 'what to fix, when products are in problem' }),
+      mode: Type.String({ description: 'replace or merge' }),
+      dry_run: Type.Boolean(),
       seconds: Type.Number(),
     }),
     Type.Null(),
@@ -46,7 +56,7 @@ export const importsAdminRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsSer
         tags,
         summary: 'Queue a catalog import (202)',
         description:
-          'multipart/form-data with a `file` field (.csv, .json array or .ndjson; optional fields format, delimiter, encoding given before the file), or a JSON body {"url", "format"?, "delimiter"?, "encoding"?} fetched with the image fetch rules (no private or metadata addresses unless VITRINE_ALLOW_PRIVATE_FETCH, at most 3 redirects). Rows go through the store\'s mapping profile and the rules of POST /v1/products.',
+          'multipart/form-data with a `file` field (.csv, .json array or .ndjson; optional fields format, delimiter, encoding, mode, dry_run given before the file), or a JSON body {"url", "format"?, "delimiter"?, "encoding"?, "mode"?, "dry_run"?} fetched with the image fetch rules (no private or metadata addresses unless VITRINE_ALLOW_PRIVATE_FETCH, at most 3 redirects). Rows go through the store\'s mapping profile and the rules of POST /v1/products. `mode`: `replace` (default; each row is the whole product, as POST /v1/products) or `merge` (only the fields in the file change, as PUT /v1/products, and new products are created). `dry_run: true` reports what would be inserted, updated, unchanged or rejected and writes nothing. Rows identical to what is stored count as unchanged and write nothing.',
         params: Type.Object({ store_uuid: Type.String() }),
         response: {
           202: Envelope(Type.Object({ import_id: Type.String(), status: Type.String() })),
@@ -68,17 +78,29 @@ export const importsAdminRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsSer
           format: field('format'),
           delimiter: field('delimiter'),
           encoding: encodingOf(field('encoding')),
+          mode: parseImportMode(field('mode')),
+          dryRun: parseFlag(field('dry_run'), 'dry_run'),
         });
         return reply.code(202).send(ok(request, queued));
       }
       const body = request.body as
-        { url?: unknown; format?: unknown; delimiter?: unknown; encoding?: unknown } | undefined;
+        | {
+            url?: unknown;
+            format?: unknown;
+            delimiter?: unknown;
+            encoding?: unknown;
+            mode?: unknown;
+            dry_run?: unknown;
+          }
+        | undefined;
       if (!body || typeof body.url !== 'string')
         throw new InvalidRequestError("send the file as multipart field 'file', or a JSON body with 'url'", 'url');
       const queued = await imports.fromUrl(store_uuid, body.url, {
         format: typeof body.format === 'string' ? body.format : undefined,
         delimiter: typeof body.delimiter === 'string' ? body.delimiter : undefined,
         encoding: encodingOf(body.encoding),
+        mode: parseImportMode(body.mode),
+        dryRun: parseFlag(body.dry_run, 'dry_run'),
       });
       return reply.code(202).send(ok(request, queued));
     },

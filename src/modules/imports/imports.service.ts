@@ -13,13 +13,30 @@ import { claimLeases, renewLease, type LeaseQueue } from '../../jobs/lease-queue
 import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { ProductsService } from '../products/products.service.js';
-import { importCatalog, type ImportSummary } from './catalog-import.js';
+import { IMPORT_MODES, importCatalog, type ImportMode, type ImportSummary } from './catalog-import.js';
 import * as repo from './imports.repository.js';
 
 export interface ImportRequestOptions {
   format?: string;
   delimiter?: string;
   encoding?: BufferEncoding;
+  mode?: ImportMode;
+  dryRun?: boolean;
+}
+
+/** The `mode` an operator asked for (default replace), or a 422 naming the field. */
+export function parseImportMode(value: unknown): ImportMode {
+  if (value === undefined || value === null || value === '') return 'replace';
+  if (typeof value === 'string' && (IMPORT_MODES as readonly string[]).includes(value)) return value as ImportMode;
+  throw new InvalidInputError(`mode must be one of ${IMPORT_MODES.join(', ')}, got ${JSON.stringify(value)}`, 'mode');
+}
+
+/** A yes/no option given as JSON or as a multipart text field. */
+export function parseFlag(value: unknown, field: string): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (value === true || value === 'true' || value === '1') return true;
+  if (value === false || value === 'false' || value === '0') return false;
+  throw new InvalidInputError(`${field} must be true or false, got ${JSON.stringify(value)}`, field);
 }
 
 /** A running import renews its lease this often; a lease lapses (and another process takes the import over) after LEASE_MS. */
@@ -75,7 +92,12 @@ export class ImportsService {
       format,
       source,
       file_path: filePath,
-      options: JSON.stringify({ delimiter: options.delimiter, encoding: options.encoding }),
+      options: JSON.stringify({
+        delimiter: options.delimiter,
+        encoding: options.encoding,
+        mode: options.mode,
+        dryRun: options.dryRun,
+      }),
       summary: null,
       error: null,
       created_at: new Date().toISOString(),
@@ -179,6 +201,8 @@ export class ImportsService {
         format: row.format as ImportFormat,
         delimiter: options.delimiter,
         encoding: options.encoding,
+        mode: options.mode,
+        dryRun: options.dryRun,
         onReject: (reject) => rejects.write(`${JSON.stringify(reject)}\n`),
         onProgress: (rows) => {
           if (Date.now() - lastProgress < 500) return;

@@ -40,7 +40,12 @@ function fail(index: number, code: unknown, reason: string, details: string, mis
 }
 
 /** Maps one body item through the store's profile and checks what belongs to the item alone. */
-export function normaliseItem(raw: Record<string, unknown>, index: number, profile: MappingProfile): ItemOutcome {
+export function normaliseItem(
+  raw: Record<string, unknown>,
+  index: number,
+  profile: MappingProfile,
+  options: { problemStatusMeansChecks?: boolean } = {},
+): ItemOutcome {
   const mapped = applyMapping(profile, raw);
   const { product_code: rawCode, Status: rawStatus, ...rest } = mapped;
 
@@ -69,8 +74,9 @@ export function normaliseItem(raw: Record<string, unknown>, index: number, profi
   }
 
   let requestedStatus: ProductStatus | undefined;
-  if (rawStatus !== undefined && rawStatus !== null) {
-    const wanted = typeof rawStatus === 'string' ? rawStatus.trim().toLowerCase() : undefined;
+  const wanted = typeof rawStatus === 'string' ? rawStatus.trim().toLowerCase() : undefined;
+  const checksDecide = options.problemStatusMeansChecks === true && wanted === 'problem';
+  if (rawStatus !== undefined && rawStatus !== null && !checksDecide) {
     if (wanted === undefined || !(SETTABLE_STATUSES as readonly string[]).includes(wanted)) {
       return fail(
         index,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { StorageHandle } from '../../storage/database.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import type { ChangeEntry, ChangeFeed } from '../../jobs/change-feed.js';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
@@ -35,7 +36,41 @@ export interface UpdateDataResponse {
   warnings?: ProductWarning[];
 }
 
-type WriteMode = 'upsert' | 'update';
+/**
+ * How a write treats what is stored: `replace` (POST) stores the item as given, `update` (PUT) lays
+ * the given fields over the stored ones and fails unknown codes, `merge` (imports in merge mode) is
+ * `update` that also creates what is new.
+ */
+export type WriteMode = 'replace' | 'update' | 'merge';
+
+/** What one stored (or, in a dry run, planned) item came to. */
+export interface ItemResult {
+  product_code: string;
+  outcome: 'inserted' | 'updated' | 'unchanged';
+  status: ProductStatus;
+  problems: readonly string[];
+}
+
+export interface BatchOptions {
+  mode: WriteMode;
+  /** Plan only: read what is stored and report what would happen, writing nothing. */
+  dryRun?: boolean;
+  /**
+   * File imports read `Status: problem` (what an export writes for a product the checks hold back)
+   * as "let the checks decide" instead of failing the row: an export imports back unchanged.
+   */
+  problemStatusMeansChecks?: boolean;
+}
+
+export interface BatchResult {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  error_info: ItemFailure[];
+  warnings: ProductWarning[];
+  items: ItemResult[];
+}
 
 /** Dedupes a batch: the last occurrence of a product_code wins and is counted once (CONTRACT §6). */
 function lastOccurrences(outcomes: ItemOutcome[]) {
@@ -55,6 +90,18 @@ function lastOccurrences(outcomes: ItemOutcome[]) {
   return { items, failures };
 }
 
+/** What a batch would write, computed from the stored rows before anything is written. */
+interface BatchPlan {
+  rows: repo.ProductRow[];
+  problemsByCode: Map<string, readonly string[]>;
+  entries: ChangeEntry[];
+  itemFailures: ItemFailure[];
+  warnings: ProductWarning[];
+  /** Codes claimed for this batch whose item failed after all: their placeholder rows go. */
+  abandoned: string[];
+  items: ItemResult[];
+}
+
 /** Product writes (create/upsert, partial update, delete): each valid item stored completely, in one transaction per batch. */
 export class ProductsService {
   constructor(
@@ -62,127 +109,176 @@ export class ProductsService {
     private readonly changes: ChangeFeed,
   ) {}
 
+  /**
+   * POST /v1/products. A product identical to what is stored writes nothing (no change-log entry, no
+   * re-indexing) and counts as updated: the contract's response has no separate count for it.
+   */
   async upsertProducts(store: Store, body: Record<string, unknown>[]): Promise<InsertDataResponse> {
-    const { inserted, updated, failed, error_info, warnings } = await this.#write(store, body, 'upsert');
-    return { inserted, updated, failed, error_info, ...(warnings.length ? { warnings } : {}) };
+    const { inserted, updated, unchanged, failed, error_info, warnings } = await this.#write(store, body, {
+      mode: 'replace',
+    });
+    return { inserted, updated: updated + unchanged, failed, error_info, ...(warnings.length ? { warnings } : {}) };
   }
 
+  /** PUT /v1/products: only the given fields change; an unchanged product counts as updated, as in POST. */
   async updateProducts(store: Store, body: Record<string, unknown>[]): Promise<UpdateDataResponse> {
-    const { updated, failed, error_info, warnings } = await this.#write(store, body, 'update');
-    return { updated, failed, error_info, ...(warnings.length ? { warnings } : {}) };
+    const { updated, unchanged, failed, error_info, warnings } = await this.#write(store, body, { mode: 'update' });
+    return { updated: updated + unchanged, failed, error_info, ...(warnings.length ? { warnings } : {}) };
   }
 
-  /** The same validation, checks and change feed as POST /v1/products, for a batch of a file import. */
-  async importBatch(store: Store, items: Record<string, unknown>[]) {
-    return this.#write(store, items, 'upsert', MAX_IMPORT_BATCH);
+  /** The same validation, checks and change feed as the API's writes, for a batch of a file import. */
+  async importBatch(store: Store, items: Record<string, unknown>[], options: BatchOptions): Promise<BatchResult> {
+    return this.#write(store, items, { ...options, problemStatusMeansChecks: true }, MAX_IMPORT_BATCH);
   }
 
-  async #write(store: Store, body: Record<string, unknown>[], mode: WriteMode, maxItems = MAX_BATCH_ITEMS) {
+  async #write(
+    store: Store,
+    body: Record<string, unknown>[],
+    options: BatchOptions,
+    maxItems = MAX_BATCH_ITEMS,
+  ): Promise<BatchResult> {
     if (body.length > maxItems)
       throw new PayloadTooLargeError(`at most ${maxItems} items per request, got ${body.length}`);
     const profile = store.mappingProfile;
     if (!profile) throw new NotFoundError('mapping profile not found', 'mapping');
 
-    const outcomes = body.map((raw, index) => normaliseItem(raw, index, profile));
+    const outcomes = body.map((raw, index) =>
+      normaliseItem(raw, index, profile, { problemStatusMeansChecks: options.problemStatusMeansChecks }),
+    );
     const missingSku = outcomes.filter((o) => !o.ok && o.missingSku).length;
     const { items, failures } = lastOccurrences(outcomes);
+    items.sort((a, b) => a.index - b.index);
     const codes = items.map((item) => item.code).sort();
+    const creates = options.mode !== 'update';
 
-    const result = await inTransaction(this.storage, async (trx) => {
-      const now = new Date().toISOString();
-      // Where writers run concurrently (PostgreSQL), new codes are claimed under the primary key first;
-      // SQLite has one writer per transaction, so the locked read alone tells new from existing and
-      // a new product is written once.
-      const claimed =
-        mode === 'upsert' && this.storage.dialect.supportsRowLocks
-          ? await repo.claimNewCodes(trx, store.id, codes, now)
-          : undefined;
-      const existing = new Map(
-        (codes.length ? await repo.lockProducts(trx, store.id, codes) : []).map((row) => [row.product_code, row]),
-      );
-      const fresh = claimed ?? new Set(mode === 'upsert' ? codes.filter((code) => !existing.has(code)) : []);
-
-      const rows: repo.ProductRow[] = [];
-      const problemsByCode = new Map<string, readonly string[]>();
-      const entries: ChangeEntry[] = [];
-      const itemFailures: ItemFailure[] = [];
-      const warnings: ProductWarning[] = [];
-      const abandoned: string[] = [];
-      let inserted = 0;
-      let updated = 0;
-
-      for (const item of items.sort((a, b) => a.index - b.index)) {
-        const isNew = fresh.has(item.code);
-        const row = existing.get(item.code);
-        const failItem = (reason: string, details: string) => {
-          itemFailures.push({ index: item.index, product_code: item.code, reason, details });
-          if (isNew) abandoned.push(item.code);
-        };
-        if (!row && !isNew) {
-          failItem('not_found', `product ${item.code} does not exist`);
-          continue;
-        }
-        const previous = isNew || !row ? undefined : (JSON.parse(row.attributes) as Record<string, unknown>);
-        const fields = mergeFields(mode === 'update' ? previous : undefined, item.fields);
-        const missing = missingRequiredFields(profile, fields);
-        if (missing.length > 0) {
-          failItem('missing_required_field', `required field(s) missing: ${missing.join(', ')}`);
-          continue;
-        }
-        const problems = qualityProblems(fields);
-        const resolved = resolveStatus({
-          existing: isNew || !row ? undefined : (row.status as ProductStatus),
-          requested: item.requestedStatus,
-          problems,
+    const plan = options.dryRun
+      ? await this.#plan(this.storage.db, store, items, codes, options.mode, undefined)
+      : await inTransaction(this.storage, async (trx) => {
+          const now = new Date().toISOString();
+          // Where writers run concurrently (PostgreSQL), new codes are claimed under the primary key first;
+          // SQLite has one writer per transaction, so the locked read alone tells new from existing and
+          // a new product is written once.
+          const claimed =
+            creates && this.storage.dialect.supportsRowLocks
+              ? await repo.claimNewCodes(trx, store.id, codes, now)
+              : undefined;
+          const planned = await this.#plan(trx, store, items, codes, options.mode, claimed, now);
+          await repo.deleteProducts(trx, store.id, planned.abandoned);
+          await repo.writeProducts(trx, planned.rows);
+          await repo.replaceProblems(trx, store.id, planned.problemsByCode);
+          if (missingSku > 0)
+            await repo.recordSkuRejections(trx, {
+              id: randomUUID(),
+              store_id: store.id,
+              rejected_at: now,
+              count: missingSku,
+            });
+          await this.changes.append(trx, store.id, planned.entries);
+          return planned;
         });
-        if ('failure' in resolved) {
-          failItem(resolved.failure, `cannot set Status active: ${problems.join(', ')}`);
-          continue;
-        }
 
-        rows.push({
-          store_id: store.id,
-          product_code: item.code,
-          parent_code: (fields.parent_code as string | undefined) ?? null,
-          status: resolved.status,
-          title: (fields['Product Name'] as string | undefined) ?? null,
-          category: (fields.Category as string | undefined) ?? null,
-          department: (fields.Department as string | undefined) ?? null,
-          price: (fields['Selling Price'] as string | undefined) ?? null,
-          currency: (fields.Currency as string | undefined) ?? null,
-          attributes: JSON.stringify(fields),
-          created_at: now,
-          updated_at: now,
-        });
-        problemsByCode.set(item.code, problems);
-        if (problems.length > 0) warnings.push({ product_code: item.code, reasons: problems });
-        entries.push({ entity: 'product', key: item.code, op: isNew ? 'created' : 'updated', status: resolved.status });
-        if (isNew) inserted++;
-        else updated++;
-      }
-
-      await repo.deleteProducts(trx, store.id, abandoned);
-      await repo.writeProducts(trx, rows);
-      await repo.replaceProblems(trx, store.id, problemsByCode);
-      if (missingSku > 0)
-        await repo.recordSkuRejections(trx, {
-          id: randomUUID(),
-          store_id: store.id,
-          rejected_at: now,
-          count: missingSku,
-        });
-      await this.changes.append(trx, store.id, entries);
-      return { inserted, updated, itemFailures, warnings };
-    });
-
-    const error_info = [...failures, ...result.itemFailures].sort((a, b) => a.index - b.index);
+    const error_info = [...failures, ...plan.itemFailures].sort((a, b) => a.index - b.index);
+    const count = (outcome: ItemResult['outcome']) => plan.items.filter((item) => item.outcome === outcome).length;
     return {
-      inserted: result.inserted,
-      updated: result.updated,
+      inserted: count('inserted'),
+      updated: count('updated'),
+      unchanged: count('unchanged'),
       failed: error_info.length,
       error_info,
-      warnings: result.warnings,
+      warnings: plan.warnings,
+      items: plan.items,
     };
+  }
+
+  /** Works out each item's stored fields, status and outcome against the stored rows (locked inside a write). */
+  async #plan(
+    db: Db,
+    store: Store,
+    items: ProductItem[],
+    codes: string[],
+    mode: WriteMode,
+    claimed: Set<string> | undefined,
+    now = new Date().toISOString(),
+  ): Promise<BatchPlan> {
+    const profile = store.mappingProfile!;
+    const existing = new Map(
+      (codes.length ? await repo.lockProducts(db, store.id, codes) : []).map((row) => [row.product_code, row]),
+    );
+    const fresh = claimed ?? new Set(mode === 'update' ? [] : codes.filter((code) => !existing.has(code)));
+    const plan: BatchPlan = {
+      rows: [],
+      problemsByCode: new Map(),
+      entries: [],
+      itemFailures: [],
+      warnings: [],
+      abandoned: [],
+      items: [],
+    };
+
+    for (const item of items) {
+      const isNew = fresh.has(item.code);
+      const row = isNew ? undefined : existing.get(item.code);
+      const failItem = (reason: string, details: string) => {
+        plan.itemFailures.push({ index: item.index, product_code: item.code, reason, details });
+        if (isNew && claimed) plan.abandoned.push(item.code);
+      };
+      if (!row && !isNew) {
+        failItem('not_found', `product ${item.code} does not exist`);
+        continue;
+      }
+      const previous = row ? (JSON.parse(row.attributes) as Record<string, unknown>) : undefined;
+      const fields = mergeFields(mode === 'replace' ? undefined : previous, item.fields);
+      const missing = missingRequiredFields(profile, fields);
+      if (missing.length > 0) {
+        failItem('missing_required_field', `required field(s) missing: ${missing.join(', ')}`);
+        continue;
+      }
+      const problems = qualityProblems(fields);
+      const resolved = resolveStatus({
+        existing: row ? (row.status as ProductStatus) : undefined,
+        requested: item.requestedStatus,
+        problems,
+      });
+      if ('failure' in resolved) {
+        failItem(resolved.failure, `cannot set Status active: ${problems.join(', ')}`);
+        continue;
+      }
+      if (problems.length > 0) plan.warnings.push({ product_code: item.code, reasons: problems });
+
+      // The same fields and status as stored: nothing to write, nothing for the followers to redo.
+      if (row && row.status === resolved.status && isDeepStrictEqual(previous, fields)) {
+        plan.items.push({ product_code: item.code, outcome: 'unchanged', status: resolved.status, problems });
+        continue;
+      }
+      plan.rows.push({
+        store_id: store.id,
+        product_code: item.code,
+        parent_code: (fields.parent_code as string | undefined) ?? null,
+        status: resolved.status,
+        title: (fields['Product Name'] as string | undefined) ?? null,
+        category: (fields.Category as string | undefined) ?? null,
+        department: (fields.Department as string | undefined) ?? null,
+        price: (fields['Selling Price'] as string | undefined) ?? null,
+        currency: (fields.Currency as string | undefined) ?? null,
+        attributes: JSON.stringify(fields),
+        created_at: now,
+        updated_at: now,
+      });
+      plan.problemsByCode.set(item.code, problems);
+      plan.entries.push({
+        entity: 'product',
+        key: item.code,
+        op: isNew ? 'created' : 'updated',
+        status: resolved.status,
+      });
+      plan.items.push({
+        product_code: item.code,
+        outcome: isNew ? 'inserted' : 'updated',
+        status: resolved.status,
+        problems,
+      });
+    }
+    return plan;
   }
 
   /** Deletes by product_code; codes that do not exist are reported, not an error (CONTRACT §6). */
