@@ -23,6 +23,7 @@ import { searchRoutes } from './modules/search/search.routes.js';
 import { collectionsRoutes } from './modules/collections/collections.routes.js';
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes.js';
 import { visualRoutes } from './modules/visual/visual.routes.js';
+import { mediaRoutes, mediaServingRoutes } from './modules/media/media.routes.js';
 
 const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
 
@@ -96,6 +97,8 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     }
   });
 
+  await app.register(mediaServingRoutes, { media: container.media });
+
   await app.register(
     async (v1) => {
       await registerTenantAuth(v1, {
@@ -104,12 +107,17 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         redis: container.redis,
       });
       await v1.register(storesRoutes, { stores: container.stores });
-      await v1.register(productsRoutes, { products: container.products, queries: container.productQueries });
+      await v1.register(productsRoutes, {
+        products: container.products,
+        queries: container.productQueries,
+        exporter: container.productExport,
+      });
       await v1.register(assetsRoutes, { assets: container.assets });
       await v1.register(searchRoutes, { search: container.search });
       await v1.register(collectionsRoutes, { collections: container.collections });
       await v1.register(recommendationsRoutes, { recommendations: container.recommendations });
       await v1.register(visualRoutes, { visual: container.visual });
+      await v1.register(mediaRoutes, { media: container.media, publicUrl: config.publicUrl });
     },
     { prefix: '/v1' },
   );

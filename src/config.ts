@@ -32,6 +32,22 @@ const ConfigSchema = Type.Object({
   visualIndexBytes: Type.Integer({ minimum: 1 }),
   complementsIndexBytes: Type.Integer({ minimum: 1 }),
   searchVocabularyBytes: Type.Integer({ minimum: 1 }),
+  /**
+   * The address clients reach this service at (VITRINE_PUBLIC_URL), for the absolute URLs of
+   * uploaded media; unset: the address of the request (API) or http://HOST:PORT (CLI).
+   */
+  publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  /** An S3-compatible bucket for uploaded media (VITRINE_MEDIA_S3_*); unset: the local disk under dataDir. */
+  mediaS3: Type.Optional(
+    Type.Object({
+      bucket: Type.String({ minLength: 1 }),
+      endpoint: Type.Optional(Type.String({ pattern: '^https?://' })),
+      region: Type.String({ minLength: 1 }),
+      prefix: Type.String(),
+      accessKeyId: Type.String({ minLength: 1 }),
+      secretAccessKey: Type.String({ minLength: 1 }),
+    }),
+  ),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -76,11 +92,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     visualIndexBytes: parseInteger('VITRINE_VISUAL_INDEX_MB', env.VITRINE_VISUAL_INDEX_MB, 1024) * MB,
     complementsIndexBytes: parseInteger('VITRINE_COMPLEMENTS_INDEX_MB', env.VITRINE_COMPLEMENTS_INDEX_MB, 512) * MB,
     searchVocabularyBytes: parseInteger('VITRINE_SEARCH_VOCABULARY_MB', env.VITRINE_SEARCH_VOCABULARY_MB, 256) * MB,
+    publicUrl: env.VITRINE_PUBLIC_URL ? env.VITRINE_PUBLIC_URL.replace(/\/+$/, '') : undefined,
+    mediaS3: env.VITRINE_MEDIA_S3_BUCKET
+      ? {
+          bucket: env.VITRINE_MEDIA_S3_BUCKET,
+          ...(env.VITRINE_MEDIA_S3_ENDPOINT ? { endpoint: env.VITRINE_MEDIA_S3_ENDPOINT } : {}),
+          region: env.VITRINE_MEDIA_S3_REGION || env.AWS_REGION || 'us-east-1',
+          prefix: env.VITRINE_MEDIA_S3_PREFIX ?? 'media/',
+          accessKeyId: env.AWS_ACCESS_KEY_ID ?? '',
+          secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '',
+        }
+      : undefined,
     ...overrides,
   };
   if (config.redisUrl === undefined) delete config.redisUrl;
   if (config.imageModelPath === undefined) delete config.imageModelPath;
   if (config.adminToken === undefined) delete config.adminToken;
+  if (config.publicUrl === undefined) delete config.publicUrl;
+  if (config.mediaS3 === undefined) delete config.mediaS3;
+  if (config.mediaS3 && (!config.mediaS3.accessKeyId || !config.mediaS3.secretAccessKey))
+    throw new ConfigError('VITRINE_MEDIA_S3_BUCKET needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
   const firstError = Value.Errors(ConfigSchema, config).First();
   if (firstError) throw new ConfigError(`invalid configuration: ${firstError.path.slice(1)} ${firstError.message}`);
   return Object.freeze(config);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
@@ -7,6 +8,7 @@ import { WorkerRegistry, type WorkerErrorLog } from './jobs/workers.js';
 import { StoresService } from './modules/stores/stores.service.js';
 import { ProductsService } from './modules/products/products.service.js';
 import { ProductQueries } from './modules/products/product-queries.js';
+import { ProductExport } from './modules/products/product-export.js';
 import { ProductsReadPort } from './modules/products/products.read-port.js';
 import { AssetsService } from './modules/assets/assets.service.js';
 import { createTextIndex } from './search/text-index.js';
@@ -24,6 +26,8 @@ import { ImageJobs } from './modules/visual/image-jobs.js';
 import { ImageWorker } from './modules/visual/image-worker.js';
 import { VisualIndexes } from './modules/visual/visual-index.js';
 import { VisualService } from './modules/visual/visual.service.js';
+import { MediaService } from './modules/media/media.service.js';
+import { LocalMediaStore, S3MediaStore, type MediaStore } from './modules/media/media-store.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -36,6 +40,7 @@ export interface Container {
   stores: StoresService;
   products: ProductsService;
   productQueries: ProductQueries;
+  productExport: ProductExport;
   productsRead: ProductsReadPort;
   assets: AssetsService;
   searchIndexer: SearchIndexer;
@@ -47,6 +52,7 @@ export interface Container {
   imageCatalog: ImageCatalog;
   imageWorker: ImageWorker;
   visual: VisualService;
+  media: MediaService;
   close(): Promise<void>;
 }
 
@@ -67,6 +73,11 @@ export function createRedis(url: string): Redis {
   });
 }
 
+/** Uploaded media on the local disk under the data directory, or in the configured S3-compatible bucket. */
+export function createMediaStore(config: Config): MediaStore {
+  return config.mediaS3 ? new S3MediaStore(config.mediaS3) : new LocalMediaStore(path.resolve(config.dataDir, 'media'));
+}
+
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
   const storage = options.storage ?? openDatabase(config.databaseUrl);
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
@@ -78,6 +89,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const products = new ProductsService(storage, changes);
   const counts = new SeqCache(changes);
   const productQueries = new ProductQueries(storage, counts);
+  const productExport = new ProductExport(storage);
   const assets = new AssetsService(storage, changes, counts, stores, productsRead, config.assetFormats);
   stores.setChannelUsage((store) => assets.channelUsage(store));
   const textIndex = createTextIndex(storage);
@@ -111,8 +123,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const indexVision = new VisionClient({ modelPath, threads: 1 });
   const imageCatalog = new ImageCatalog(storage, changes, productsRead, assets, onError);
   const imageJobs = new ImageJobs(storage, changes, { maxAttempts: 4, baseDelayMs: config.imageRetryBaseMs });
+  const media = new MediaService(storage, createMediaStore(config), { dataDir: config.dataDir });
   const imageWorker = new ImageWorker(imageJobs, indexVision, {
     allowPrivateFetch: config.allowPrivateFetch,
+    localImage: (url) => media.localImage(url),
     onError: (error) => onError?.('visual.embed', error),
   });
   const visualIndexes = new VisualIndexes(storage, changes, productsRead, imageCatalog, queryVision, {
@@ -140,6 +154,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     stores,
     products,
     productQueries,
+    productExport,
     productsRead,
     assets,
     searchIndexer,
@@ -151,6 +166,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     imageCatalog,
     imageWorker,
     visual,
+    media,
     async close() {
       await workers.stop();
       visualIndexes.close();

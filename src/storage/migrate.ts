@@ -9,6 +9,7 @@ import * as imports from './migrations/0006-imports.js';
 import { visualMigration } from './migrations/0007-visual.js';
 import * as moduleBoundaries from './migrations/0008-module-boundaries.js';
 import { vocabularyMigration } from './migrations/0009-vocabulary.js';
+import * as media from './migrations/0010-media.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -23,6 +24,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0007-visual': visualMigration(dialect),
     '0008-module-boundaries': moduleBoundaries,
     '0009-vocabulary': vocabularyMigration(dialect),
+    '0010-media': media,
   };
 }
 

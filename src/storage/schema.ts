@@ -196,6 +196,19 @@ export interface ImageRefsTable {
   url: string;
 }
 
+/** A file uploaded to a store (POST /v1/media): the object is shared by content, the row is the store's. */
+export interface MediaTable {
+  store_id: string;
+  sha256: string;
+  /** `<sha256>.<ext>`: the object's key in the media store and the last segment of its URL. */
+  media_key: string;
+  content_type: string;
+  media_type: string;
+  bytes: number;
+  file_name: string;
+  created_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   stores: StoresTable;
@@ -216,4 +229,5 @@ export interface Database {
   imports: ImportsTable;
   images: ImagesTable;
   image_refs: ImageRefsTable;
+  media: MediaTable;
 }

@@ -62,10 +62,13 @@ export async function openTestStorage(dialect: Dialect): Promise<StorageHandle> 
 export async function buildTestApp(dialect: Dialect, overrides: Partial<Config> = {}): Promise<TestApp> {
   const storage = await openTestStorage(dialect);
   await migrateToLatest(storage);
+  // Uploaded media and import files go to a folder of the test's own, removed with it.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-data-'));
   const config = loadConfig(
     {},
     {
       logLevel: 'silent',
+      dataDir,
       databaseUrl: dialect === 'sqlite' ? 'sqlite::memory:' : POSTGRES_URL,
       rateLimitPerMinute: 100_000,
       ...overrides,
@@ -94,6 +97,7 @@ export async function buildTestApp(dialect: Dialect, overrides: Partial<Config> 
     async close() {
       await app.close();
       await container.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

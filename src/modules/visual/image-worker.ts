@@ -36,6 +36,8 @@ export class ImageWorker implements BackgroundWorker {
     private readonly vision: VisionClient,
     private readonly options: {
       allowPrivateFetch: boolean;
+      /** Bytes of a URL this service serves itself (uploaded media), read without a network fetch. */
+      localImage?: (url: string) => Promise<Buffer | undefined>;
       lanes?: number;
       idleMs?: number;
       onError?: (error: unknown) => void;
@@ -107,11 +109,16 @@ export class ImageWorker implements BackgroundWorker {
   async #process(claimed: ClaimedImage[]) {
     const { model, zeroPoint } = await this.vision.info();
     const fetched = await Promise.all(
-      claimed.map((image) =>
-        fetchToBuffer(image.url, { ...IMAGE_FETCH_LIMITS, allowPrivate: this.options.allowPrivateFetch }).catch(
-          (error: Error) => error,
-        ),
-      ),
+      claimed.map(async (image) => {
+        try {
+          return (
+            (await this.options.localImage?.(image.url)) ??
+            (await fetchToBuffer(image.url, { ...IMAGE_FETCH_LIMITS, allowPrivate: this.options.allowPrivateFetch }))
+          );
+        } catch (error) {
+          return error as Error;
+        }
+      }),
     );
     const outcomes: ImageOutcome[] = [];
     const toEmbed: Array<{ image: ClaimedImage; bytes: Buffer }> = [];

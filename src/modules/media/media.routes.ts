@@ -1,0 +1,99 @@
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
+import { Envelope, standardErrors } from '../../http/schemas.js';
+import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
+import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS } from './media-types.js';
+import { mediaBaseUrl, type IncomingFile, type MediaService } from './media.service.js';
+import { MediaParams, UploadQuery, UploadResultSchema } from './media.schemas.js';
+
+const MB = 1024 * 1024;
+const LIMITS = `images ${MEDIA_LIMITS.image / MB} MB (and 40 megapixels), MP4 ${MEDIA_LIMITS.video / MB} MB, PDF ${MEDIA_LIMITS.pdf / MB} MB, GLB ${MEDIA_LIMITS['3D'] / MB} MB`;
+/** Files one upload request may carry. */
+const MAX_FILES = 100;
+
+/** POST /v1/media: upload photos and other media to a store. */
+export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService; publicUrl?: string }> = async (
+  app,
+  { media, publicUrl },
+) => {
+  await app.register(fastifyMultipart, {
+    limits: { fileSize: MAX_MEDIA_BYTES, files: MAX_FILES, fields: 20, parts: MAX_FILES + 20 },
+  });
+
+  app.post(
+    '/media',
+    {
+      config: { storeScoped: true },
+      schema: {
+        tags: ['media'],
+        summary: 'Upload photos and other media (one or many files)',
+        description: `multipart/form-data with one or more files (any field name). Accepted: ${ACCEPTED_MEDIA}, told from the content, not the name; limits: ${LIMITS}. Each file is stored once by its SHA-256 and answered with the URL Vitrine serves it at (\`/media/<sha256>.<ext>\`, public, cached for a year), to use as a product's \`Image URL n\` or in asset links; those images are indexed for search by photo without a network fetch. Files are stored or failed one by one (\`error_info\`); when no file could be stored the answer is the first failure's error (413 too large, else 400).`,
+        querystring: UploadQuery,
+        consumes: ['multipart/form-data'],
+        response: { 200: Envelope(UploadResultSchema), ...standardErrors(413) },
+      },
+    },
+    async (request) => {
+      if (!request.isMultipart())
+        throw new InvalidRequestError('send multipart/form-data with one or more files', 'file');
+      async function* files(): AsyncGenerator<IncomingFile> {
+        for await (const part of request.parts()) {
+          if (part.type !== 'file') continue;
+          yield { fileName: part.filename, stream: part.file, truncated: () => part.file.truncated };
+        }
+      }
+      const result = await media.upload(request.store, files(), mediaBaseUrl(publicUrl, request));
+      if (result.uploaded === 0) {
+        const first = result.error_info[0];
+        if (!first) throw new InvalidRequestError('send multipart/form-data with one or more files', 'file');
+        const message = `file ${JSON.stringify(first.file_name)}: ${first.details} (${first.reason})`;
+        if (first.reason === 'too_large') throw new PayloadTooLargeError(message, 'file');
+        throw new InvalidRequestError(message, 'file');
+      }
+      return ok(request, result);
+    },
+  );
+};
+
+/** GET /media/{media_key}: the bytes of an upload, public (storefronts load them), immutable. */
+export const mediaServingRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = async (app, { media }) => {
+  app.get(
+    '/media/:media_key',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'An uploaded file (public; Range requests; cached for a year)',
+        params: MediaParams,
+        security: [],
+      },
+    },
+    async (request, reply) => {
+      const opened = await media.open(request.params.media_key, request.headers.range);
+      if ('unsatisfiable' in opened)
+        return reply
+          .code(416)
+          .header('content-range', `bytes */${opened.unsatisfiable}`)
+          .send({ status: { code: -1, message: 'range not satisfiable', request_id: request.id } });
+      reply
+        .header('content-type', opened.contentType)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('etag', opened.etag)
+        .header('accept-ranges', 'bytes')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox");
+      if (request.headers['if-none-match'] === opened.etag) {
+        opened.stream.destroy();
+        return reply.code(304).send();
+      }
+      if (opened.range) {
+        const { start, end } = opened.range;
+        reply
+          .code(206)
+          .header('content-range', `bytes ${start}-${end}/${opened.size}`)
+          .header('content-length', end - start + 1);
+      } else reply.header('content-length', opened.size);
+      return reply.send(opened.stream);
+    },
+  );
+};
