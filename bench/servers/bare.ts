@@ -7,6 +7,10 @@ const body = process.env.BARE_BODY_FILE
   : '{"status":{"code":0,"message":"SUCCESS"},"data":{}}';
 const app = Fastify({ logger: false });
 app.get('/', async (_request, reply) => reply.type('application/json; charset=utf-8').send(body));
+// The streaming ceiling of the export benchmark: the same bytes, read from a file and streamed.
+const streamed = process.env.BARE_STREAM_FILE;
+if (streamed)
+  app.get('/stream', async (_request, reply) => reply.type('application/x-ndjson').send(fs.createReadStream(streamed)));
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : 0}\n`);

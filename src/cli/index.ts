@@ -1,12 +1,21 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createContainer, type Container } from '../container.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { startServer, startWorker } from '../server.js';
 import { AppError } from '../errors.js';
 import { createProgress, fail, printResult } from './output.js';
-import { importCatalog } from '../modules/imports/catalog-import.js';
+import { importCatalog, type ImportMode, type ImportSummary } from '../modules/imports/catalog-import.js';
+import { parseImportMode } from '../modules/imports/imports.service.js';
+import { importImageFolder, type ImageFolderSummary } from '../modules/media/image-folder.js';
+import { mediaBaseUrl } from '../modules/media/media.service.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../modules/products/product-export.js';
+import { PRODUCT_STATUSES } from '../catalog/statuses.js';
 import { formatOf, parseEncoding } from '../catalog/import-formats.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -239,46 +248,131 @@ synonyms
     );
   });
 
+/** The base of media URLs the CLI writes: VITRINE_PUBLIC_URL, else the address `vitrine serve` listens on. */
+function cliMediaBase(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return mediaBaseUrl(config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`);
+}
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+function summaryLines(summary: ImportSummary): string[] {
+  const counts = (record: Record<string, number>) =>
+    Object.entries(record)
+      .map(([key, value]) => `${key} ${n(value)}`)
+      .join(', ');
+  return [
+    `${n(summary.rows)} rows${summary.dry_run ? ' (dry run: nothing written)' : ''}: ${n(summary.inserted)} inserted, ${n(summary.updated)} updated, ${n(summary.unchanged)} unchanged, ${n(summary.failed)} failed in ${summary.seconds} s (${summary.mode})`,
+    ...(summary.failed > 0 ? [`  rejected rows: ${counts(summary.failures)}`] : []),
+    ...(Object.keys(summary.statuses).length > 0 ? [`  products by status: ${counts(summary.statuses)}`] : []),
+    ...(summary.hint ? [summary.hint] : []),
+  ];
+}
+
+function imageLines(images: ImageFolderSummary, dryRun: boolean): string[] {
+  return [
+    `${n(images.files)} image files: ${n(images.matched)} named a product, ${n(images.uploaded)} uploaded, ${n(images.products)} products ${dryRun ? 'would get' : 'got'} images, ${n(images.failed)} failed in ${images.seconds} s`,
+    ...(images.failed > 0
+      ? [
+          `  failures: ${Object.entries(images.failures)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+        ]
+      : []),
+    ...(images.unmatched > 0
+      ? [
+          `  ${n(images.unmatched)} files name no product (expected {product_code}.jpg or {product_code}_2.jpg), e.g. ${images.unmatched_files.slice(0, 5).join(', ')}`,
+        ]
+      : []),
+  ];
+}
+
 program
   .command('import')
-  .description("import a catalog file (.csv, .json array, .ndjson) through the store's mapping profile")
+  .description(
+    "import a catalog file (.csv, .json array, .ndjson) through the store's mapping profile, and/or a folder of photos named {product_code}.jpg, {product_code}_2.jpg, …",
+  )
   .requiredOption('--store <uuid>', 'store uuid')
-  .argument('<file>', 'the catalog file')
+  .argument('[file]', 'the catalog file')
+  .option('--images <dir>', "upload the photos of this folder and set the matched products' Image URL n")
+  .option(
+    '--mode <mode>',
+    'replace (default: each row is the whole product) or merge (only the fields in the file change)',
+    'replace',
+  )
+  .option('--dry-run', 'report what would be inserted, updated, unchanged or rejected; write nothing')
   .option('--json', 'print the summary as one JSON object')
   .option('--rejects <file>', 'write every rejected row (NDJSON: line, product_code, reason, details, row)')
   .option('--delimiter <char>', 'CSV delimiter (default: detected from the header)')
   .option('--encoding <name>', 'text encoding: utf-8 (default), latin1, utf-16le')
   .action(
     async (
-      file: string,
-      options: { store: string; json?: boolean; rejects?: string; delimiter?: string; encoding?: string },
+      file: string | undefined,
+      options: {
+        store: string;
+        images?: string;
+        mode: string;
+        dryRun?: boolean;
+        json?: boolean;
+        rejects?: string;
+        delimiter?: string;
+        encoding?: string;
+      },
     ) => {
-      if (!fs.existsSync(file)) fail(`cannot read ${file}: no such file`);
+      if (!file && !options.images) fail('name a catalog file, or a folder of photos with --images DIR');
+      if (file && !fs.existsSync(file)) fail(`cannot read ${file}: no such file`);
+      if (options.images && !fs.statSync(options.images, { throwIfNoEntry: false })?.isDirectory())
+        fail(`--images ${options.images}: not a folder`);
       let encoding: BufferEncoding | undefined;
+      let mode: ImportMode = 'replace';
       try {
         encoding = parseEncoding(options.encoding, '--encoding');
+        mode = parseImportMode(options.mode);
       } catch (error) {
-        fail((error as Error).message);
+        fail((error as Error).message.replace(/^mode /, '--mode '));
       }
       if (options.delimiter !== undefined && options.delimiter.replace('\\t', '\t').length !== 1)
         fail('--delimiter must be one character (\\t for tab)');
+      const dryRun = options.dryRun === true;
       const rejects = options.rejects ? fs.createWriteStream(options.rejects) : undefined;
       const progress = createProgress();
       try {
-        const summary = await withContainer(async (c) => {
+        const result = await withContainer(async (c) => {
           const store = await c.stores.getStore(options.store);
-          return importCatalog(c.products, store, file, {
-            format: formatOf(file),
-            delimiter: options.delimiter?.replace('\\t', '\t'),
-            encoding,
-            onReject: (reject) => rejects?.write(`${JSON.stringify(reject)}\n`),
-            onProgress: progress.update,
-          });
+          const summary = file
+            ? await importCatalog(c.products, store, file, {
+                format: formatOf(file),
+                mode,
+                dryRun,
+                delimiter: options.delimiter?.replace('\\t', '\t'),
+                encoding,
+                onReject: (reject) => rejects?.write(`${JSON.stringify(reject)}\n`),
+                onProgress: progress.update,
+              })
+            : undefined;
+          progress.stop();
+          const uploads = createProgress('uploading', 'files');
+          const images = options.images
+            ? await importImageFolder({
+                media: c.media,
+                products: c.products,
+                productsRead: c.productsRead,
+                store,
+                dir: options.images,
+                baseUrl: cliMediaBase(c.config),
+                dryRun,
+                onProgress: (done, total) => uploads.update(done, done, total),
+              })
+            : undefined;
+          uploads.stop();
+          return { summary, images };
         });
         progress.stop();
-        printResult(!!options.json, summary, [
-          `${summary.rows} rows: ${summary.inserted} inserted, ${summary.updated} updated, ${summary.failed} failed in ${summary.seconds} s`,
-          ...Object.entries(summary.failures).map(([reason, n]) => `  ${reason}: ${n}`),
+        const { summary, images } = result;
+        if (options.json && summary?.hint) process.stderr.write(`${summary.hint}\n`);
+        printResult(!!options.json, { ...(summary ?? {}), ...(images ? { images } : {}) }, [
+          ...(summary ? summaryLines(summary) : []),
+          ...(images ? imageLines(images, dryRun) : []),
         ]);
       } finally {
         progress.stop();
@@ -286,6 +380,127 @@ program
       }
     },
   );
+
+program
+  .command('export')
+  .description('write every product of a store, with all attributes and Status, to a file that imports back unchanged')
+  .requiredOption('--store <uuid>', 'store uuid')
+  .argument('<file>', 'the file to write (.ndjson or .csv; - for stdout)')
+  .option('--format <format>', 'ndjson or csv (default: from the file name, else ndjson)')
+  .option('--status <status>', 'only products with this status')
+  .option('--json', 'print a summary as one JSON object')
+  .action(async (file: string, options: { store: string; format?: string; status?: string; json?: boolean }) => {
+    const format = (options.format ?? (file.toLowerCase().endsWith('.csv') ? 'csv' : 'ndjson')) as ExportFormat;
+    if (!EXPORT_FORMATS.includes(format)) fail(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
+    if (options.status !== undefined && !(PRODUCT_STATUSES as readonly string[]).includes(options.status))
+      fail(`--status must be one of ${PRODUCT_STATUSES.join(', ')}, got "${options.status}"`);
+    if (file === '-' && options.json) fail('--json needs a file: stdout carries the export');
+    const started = performance.now();
+    const result = await withContainer(async (c) => {
+      const store = await c.stores.getStore(options.store);
+      const out = file === '-' ? process.stdout : fs.createWriteStream(file);
+      let bytes = 0;
+      let lines = 0;
+      const counted = async function* (pages: AsyncIterable<string>) {
+        for await (const page of pages) {
+          bytes += Buffer.byteLength(page);
+          lines += page.split('\n').length - 1;
+          yield page;
+        }
+      };
+      await pipeline(Readable.from(counted(c.productExport.pages(store, { format, status: options.status }))), out, {
+        end: file !== '-',
+      });
+      return { bytes, lines };
+    });
+    const products = format === 'csv' ? Math.max(result.lines - 1, 0) : result.lines;
+    const seconds = Math.round((performance.now() - started) / 10) / 100;
+    if (file !== '-')
+      printResult(
+        !!options.json,
+        { file, format, products, bytes: result.bytes, seconds },
+        `${n(products)} products written to ${file} (${format}, ${n(result.bytes)} bytes) in ${seconds} s`,
+      );
+  });
+
+/** The shipped demo catalog (samples/demo, relative to the package). */
+const DEMO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../samples/demo');
+
+program
+  .command('demo')
+  .description(
+    'create a demo store from the shipped sample catalog and photos, index the photos, and print a token and three requests to try',
+  )
+  .option('--json', 'print one JSON object')
+  .action(async (options: { json?: boolean }) => {
+    const catalog = path.join(DEMO_DIR, 'catalog.csv');
+    if (!fs.existsSync(catalog)) fail(`the demo catalog is missing (${catalog})`);
+    const result = await withContainer(async (c) => {
+      const created = await c.stores.createStore({
+        workspaceName: 'Vitrine demo',
+        name: 'Demo store',
+        countries: [],
+        channels: ['web'],
+        taxonomy: 'fashion',
+      });
+      const store = await c.stores.getStore(created.store_uuid);
+      const summary = await importCatalog(c.products, store, catalog, { format: 'csv' });
+      const images = await importImageFolder({
+        media: c.media,
+        products: c.products,
+        productsRead: c.productsRead,
+        store,
+        dir: path.join(DEMO_DIR, 'photos'),
+        baseUrl: cliMediaBase(c.config),
+      });
+      // Embed the photos now, so that search by photo answers as soon as the server is up.
+      const embedding = createProgress('indexing photos', 'images');
+      await c.imageCatalog.catchUp(store.id);
+      let indexed = 0;
+      for (;;) {
+        const handled = await c.imageWorker.drain();
+        indexed += handled;
+        embedding.update(indexed, indexed, images.uploaded);
+        if (handled === 0) break;
+      }
+      embedding.stop();
+      const status = await c.visual.status(store.id, 5);
+      return { created, summary, images, photos: { indexed: status.indexed, failed: status.failed } };
+    });
+    const { created, summary } = result;
+    const config = loadConfig(process.env, { logLevel: 'silent' });
+    const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+    const auth = `-H "Authorization: Bearer ${created.api_token}"`;
+    const store = created.store_uuid;
+    const requests = [
+      `curl -s ${auth} "${base}/v1/search?store_uuid=${store}&query=red+dress"`,
+      `curl -s ${auth} -F image=@${path.join(DEMO_DIR, 'photos', 'DEMO-027.jpg')} "${base}/v1/visual-search?store_uuid=${store}&limit=5"`,
+      `curl -s ${auth} "${base}/v1/complementary?store_uuid=${store}&product_code=DEMO-027&limit=3"`,
+    ];
+    printResult(
+      !!options.json,
+      {
+        ...created,
+        products: summary.inserted + summary.updated + summary.unchanged,
+        photos: result.photos,
+        try: requests,
+      },
+      [
+        `Demo store created: ${n(summary.inserted + summary.updated + summary.unchanged)} products, ${n(result.photos.indexed)} photos indexed for search by photo.`,
+        `store_uuid: ${store}`,
+        `api_token:  ${created.api_token}   (shown once)`,
+        '',
+        `Start the server (\`npx vitrine serve\` or \`npm start\`), then try:`,
+        '',
+        '# text search',
+        requests[0],
+        '# search by photo (a navy dress)',
+        requests[1],
+        '# complete the look for that dress',
+        requests[2],
+      ],
+    );
+  });
 
 const complements = program.command('complements').description('complete-the-look taxonomy');
 complements

@@ -12,10 +12,10 @@ export function fail(message: string, exitCode = 1): never {
 }
 
 /**
- * Import progress on stderr: a bar with rows, rows/s and ETA on a terminal, a plain line every
+ * Progress on stderr (rows of a file, files of a folder): a bar with rows, rows/s and ETA on a terminal, a plain line every
  * few seconds otherwise (logs, CI). Nothing touches stdout, which --json keeps for the summary.
  */
-export function createProgress() {
+export function createProgress(action = 'importing', unit = 'rows') {
   const started = Date.now();
   let lastLine = 0;
   let bar: import('cli-progress').SingleBar | undefined;
@@ -27,7 +27,7 @@ export function createProgress() {
         bar = new cliProgress.SingleBar(
           {
             stream: process.stderr,
-            format: 'importing [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {eta_formatted}',
+            format: `${action} [{bar}] {percentage}% | {rows} ${unit} | {rate} ${unit}/s | ETA {eta_formatted}`,
           },
           cliProgress.Presets.shades_classic,
         );
@@ -37,7 +37,7 @@ export function createProgress() {
     } else if (Date.now() - lastLine > 2000) {
       lastLine = Date.now();
       const percent = totalBytes > 0 ? Math.round((bytesRead / totalBytes) * 100) : 0;
-      process.stderr.write(`importing: ${rows} rows, ${rate} rows/s, ${percent}% of the file\n`);
+      process.stderr.write(`${action}: ${rows} ${unit}, ${rate} ${unit}/s, ${percent}%\n`);
     }
   };
   return {

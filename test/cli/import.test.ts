@@ -52,7 +52,27 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
       const r = cli('import', '--store', store, file('styles.csv', STYLES), '--json', '--rejects', rejects);
       assert.equal(r.status, 0, r.stderr);
       const summary = JSON.parse(r.stdout);
-      assert.deepEqual(Object.keys(summary).sort(), ['failed', 'failures', 'inserted', 'rows', 'seconds', 'updated']);
+      assert.deepEqual(Object.keys(summary).sort(), [
+        'dry_run',
+        'failed',
+        'failures',
+        'hint',
+        'inserted',
+        'mode',
+        'problems',
+        'rows',
+        'seconds',
+        'statuses',
+        'unchanged',
+        'updated',
+      ]);
+      assert.deepEqual(summary.statuses, { problem: 3 });
+      assert.deepEqual(summary.problems, { 'Missing price': 3, 'Missing images': 3 });
+      assert.equal(
+        summary.hint,
+        '3 products are in `problem`: Missing price 3, Missing images 3 — see README › Quality checks',
+      );
+      assert.match(r.stderr, /3 products are in `problem`/, 'the hint is said on stderr too');
       assert.equal(summary.rows, 5);
       assert.equal(summary.inserted, 3, 'the same product twice: the last row wins, stored once');
       assert.equal(summary.failed, 1);
@@ -69,7 +89,7 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
       // unknown columns are kept as attributes: masterCategory is not in the mapping
       const again = jsonOf(cli('import', '--store', store, file('styles.csv', STYLES), '--json'));
       assert.equal(again.inserted, 0);
-      assert.equal(again.updated, 3, 're-running the same file updates, duplicates nothing');
+      assert.equal(again.unchanged, 3, 're-running the same file changes nothing, duplicates nothing');
     });
 
     it('detects the delimiter and reads JSON arrays and NDJSON, rejecting broken lines alone', () => {
@@ -130,6 +150,62 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
         ).stdout,
       );
       assert.equal(latin.inserted, 1);
+    });
+
+    it('merges a price feed, dry-runs, uploads a folder of photos, and exports a file that imports back unchanged', () => {
+      const feed = file('prices.csv', 'id,Selling Price\n15970,19.90\n39386,29\n99999,5\n');
+      const dry = jsonOf(cli('import', '--store', store, feed, '--mode', 'merge', '--dry-run', '--json'));
+      // A merge creates what is new (99999: price only, so held back in problem).
+      assert.deepEqual([dry.dry_run, dry.updated, dry.inserted, dry.failed], [true, 2, 1, 0], JSON.stringify(dry));
+      assert.equal(
+        dry.hint,
+        '3 products would be in `problem`: Missing images 2, Missing title and images 1, Missing category 1 — see README › Quality checks',
+      );
+      const merged = jsonOf(cli('import', '--store', store, feed, '--mode', 'merge', '--json'));
+      assert.deepEqual([merged.updated, merged.inserted], [2, 1]);
+
+      const photos = fs.mkdtempSync(path.join(dir, 'photos-'));
+      const jpeg = fs.readFileSync(path.resolve('samples/demo/photos/DEMO-001.jpg'));
+      fs.writeFileSync(path.join(photos, '15970.jpg'), jpeg);
+      fs.writeFileSync(
+        path.join(photos, '15970_2.jpg'),
+        fs.readFileSync(path.resolve('samples/demo/photos/DEMO-002.jpg')),
+      );
+      fs.writeFileSync(path.join(photos, '39386.jpg'), jpeg);
+      fs.writeFileSync(path.join(photos, 'unknown-code.jpg'), jpeg);
+      fs.writeFileSync(path.join(photos, '59263.jpg'), 'not a photo');
+      const uploaded = jsonOf(cli('import', '--store', store, '--images', photos, '--json'));
+      assert.deepEqual(
+        [uploaded.images.files, uploaded.images.matched, uploaded.images.uploaded, uploaded.images.products],
+        [5, 4, 3, 2],
+        JSON.stringify(uploaded),
+      );
+      assert.deepEqual(uploaded.images.failures, { unsupported_type: 1 });
+      assert.deepEqual(uploaded.images.unmatched_files, ['unknown-code.jpg']);
+
+      const exported = path.join(dir, `export-${dialect}.ndjson`);
+      const written = jsonOf(cli('export', '--store', store, exported, '--json'));
+      const lines = fs
+        .readFileSync(exported, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.equal(written.products, lines.length);
+      const shirt = lines.find((l) => l.product_code === '15970');
+      assert.equal(shirt['Selling Price'], '19.90');
+      assert.match(shirt['Image URL 1'], /\/media\/[0-9a-f]{64}\.jpg$/);
+      assert.match(shirt['Image URL 2'], /\/media\/[0-9a-f]{64}\.jpg$/);
+      assert.equal(shirt.Status, 'new', 'price and photo: the shirt passes the checks');
+      const roundTrip = jsonOf(cli('import', '--store', store, exported, '--json'));
+      assert.equal(roundTrip.unchanged, lines.length, JSON.stringify(roundTrip));
+      assert.deepEqual([roundTrip.inserted, roundTrip.updated, roundTrip.failed], [0, 0, 0]);
+
+      const badStatus = cli('export', '--store', store, path.join(dir, 'x.ndjson'), '--status', 'sold');
+      assert.notEqual(badStatus.status, 0);
+      assert.match(badStatus.stderr, /--status must be one of/);
+      const badMode = cli('import', '--store', store, feed, '--mode', 'upsert');
+      assert.notEqual(badMode.status, 0);
+      assert.match(badMode.stderr, /--mode must be one of replace, merge/);
     });
 
     it('fails with one line for an empty file, a JSON file that is not an array, an unknown store or format', () => {

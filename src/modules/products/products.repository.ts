@@ -299,3 +299,14 @@ export async function findKnownParentCodes(db: Db, storeId: string, codes: reado
   }
   return known;
 }
+
+/** One page of products for an export, in product_code order after `after`. */
+export function pageForExport(db: Db, storeId: string, page: { after: string; status?: string; limit: number }) {
+  let query = db
+    .selectFrom('products')
+    .select(['product_code', 'status', 'attributes'])
+    .where('store_id', '=', storeId)
+    .where('product_code', '>', page.after);
+  if (page.status) query = query.where('status', '=', page.status);
+  return query.orderBy('product_code').limit(page.limit).execute();
+}

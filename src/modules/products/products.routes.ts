@@ -1,11 +1,15 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { Envelope, splitList, standardErrors, StoreUuidQuery } from '../../http/schemas.js';
 import type { ProductsService } from './products.service.js';
 import type { ProductQueries } from './product-queries.js';
+import type { ProductExport } from './product-export.js';
 import {
   DeleteProductsQuery,
   DeleteProductsResponseSchema,
+  ExportQuery,
   FailuresSchema,
   InsertDataResponseSchema,
   ListProductsQuery,
@@ -19,10 +23,11 @@ import {
 const tags = ['products'];
 const config = { storeScoped: true } as const;
 
-export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsService; queries: ProductQueries }> = async (
-  app,
-  { products, queries },
-) => {
+export const productsRoutes: FastifyPluginAsyncTypebox<{
+  products: ProductsService;
+  queries: ProductQueries;
+  exporter: ProductExport;
+}> = async (app, { products, queries, exporter }) => {
   app.post(
     '/products',
     {
@@ -112,6 +117,34 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{ products: ProductsServi
       const { product_code, ...page } = request.query;
       const codes = product_code ? splitList(product_code) : undefined;
       return ok(request, await queries.listProducts(request.store, { ...page, codes }));
+    },
+  );
+
+  app.get(
+    '/products/export',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Export every product of the store, streamed (extension)',
+        description:
+          'Every product with all its attributes and `Status`, in product_code order, streamed in constant memory: NDJSON (`application/x-ndjson`, one JSON object per line, every value as stored) or CSV (`text/csv`, a header row, one column per attribute, lists and objects as JSON). The file imports back as it is (`vitrine import`, admin imports): an unchanged catalog reports every row `unchanged`; `Status: problem` reads as "let the quality checks decide". `status` keeps one status.',
+        querystring: ExportQuery,
+        produces: ['application/x-ndjson', 'text/csv'],
+        response: { 200: Type.String({ description: 'NDJSON lines or CSV rows' }), ...standardErrors() },
+      },
+    },
+    async (request, reply) => {
+      const { format, status } = request.query;
+      const stream = Readable.from(exporter.pages(request.store, { format, status }));
+      return (
+        reply
+          .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+          .header('content-disposition', `attachment; filename="products-${request.store.id}.${format}"`)
+          .header('cache-control', 'no-store')
+          // A stream is sent as it is (never serialized); the 200 schema documents what it carries.
+          .send(stream as unknown as string)
+      );
     },
   );
 };

@@ -133,3 +133,12 @@ export const ProductListSchema = Type.Object({
     ),
   ),
 });
+
+export const ExportQuery = Type.Object({
+  store_uuid: Type.String(),
+  format: Type.Union([Type.Literal('ndjson'), Type.Literal('csv')], {
+    default: 'ndjson',
+    description: 'ndjson (every JSON value as stored) or csv (one column per attribute; text)',
+  }),
+  status: Type.Optional(StatusFilter),
+});
