@@ -121,7 +121,10 @@ async function run(engine: 'sqlite' | 'postgres', n: number) {
   }
 }
 
-const engines: Array<'sqlite' | 'postgres'> = ['sqlite', ...((await postgresAvailable()) ? (['postgres'] as const) : [])];
+const engines: Array<'sqlite' | 'postgres'> = [
+  'sqlite',
+  ...((await postgresAvailable()) ? (['postgres'] as const) : []),
+];
 const results = [];
 for (const engine of engines)
   for (const n of SIZES) {
