@@ -6,6 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import {
+  analyzeIfPostgres,
   fmt,
   freshDatabase,
   machineLine,
@@ -89,6 +90,12 @@ async function run(engine: 'sqlite' | 'postgres', n: number) {
     const created = await setup.stores.createStore({ workspaceName: 'Bench', name: 'Bench' });
     await setup.close();
     const loaded = importFile(db.url, created.store_uuid, catalogFile(n));
+    // As the README says to do after a bulk load on PostgreSQL (the planner's statistics).
+    if (engine === 'postgres') {
+      const analyze = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
+      await analyzeIfPostgres(analyze);
+      await analyze.close();
+    }
     // Only the API: the background followers would otherwise index the fresh catalog meanwhile.
     const server = await startServerProcess('vitrine', { DATABASE_URL: db.url, VITRINE_BENCH_NO_WORKERS: '1' });
     const exported = path.join(os.tmpdir(), `vitrine-export-${engine}-${n}.ndjson`);
