@@ -128,10 +128,10 @@ async function run(engine: 'sqlite' | 'postgres', n: number) {
   }
 }
 
-const engines: Array<'sqlite' | 'postgres'> = [
-  'sqlite',
-  ...((await postgresAvailable()) ? (['postgres'] as const) : []),
-];
+// BENCH_ENGINE=sqlite|postgres runs one engine.
+const engines = (
+  ['sqlite', ...((await postgresAvailable()) ? ['postgres'] : [])] as Array<'sqlite' | 'postgres'>
+).filter((engine) => !process.env.BENCH_ENGINE || process.env.BENCH_ENGINE === engine);
 const results = [];
 for (const engine of engines)
   for (const n of SIZES) {
