@@ -248,10 +248,15 @@ synonyms
     );
   });
 
+/** Where a client on this machine reaches `vitrine serve` (a wildcard bind address is reached on loopback). */
+function listenAddress(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
 /** The base of media URLs the CLI writes: VITRINE_PUBLIC_URL, else the address `vitrine serve` listens on. */
 function cliMediaBase(config: Config): string {
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return mediaBaseUrl(config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`);
+  return mediaBaseUrl(config.publicUrl ?? listenAddress(config));
 }
 
 const n = (value: number) => value.toLocaleString('en-US');
@@ -465,11 +470,14 @@ program
       }
       embedding.stop();
       const status = await c.visual.status(store.id, 5);
-      return { created, summary, images, photos: { indexed: status.indexed, failed: status.failed } };
+      return {
+        created,
+        summary,
+        base: listenAddress(c.config),
+        photos: { indexed: status.indexed, failed: status.failed },
+      };
     });
-    const { created, summary } = result;
-    const config = loadConfig(process.env, { logLevel: 'silent' });
-    const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+    const { created, summary, base } = result;
     const auth = `-H "Authorization: Bearer ${created.api_token}"`;
     const store = created.store_uuid;
     const requests = [

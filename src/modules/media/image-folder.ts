@@ -31,19 +31,23 @@ const CONCURRENCY = 4;
 const BATCH = 100;
 
 /**
- * Which product and image slot a file name says: `{product_code}.jpg` is slot 1,
- * `{product_code}_2.jpg` slot 2. A whole name that is a product code wins over its `_n` reading
- * (codes may contain `_`).
+ * What a file name can mean, most likely first: `{product_code}.jpg` is slot 1,
+ * `{product_code}_2.jpg` slot 2. The whole name comes first (codes may contain `_`).
  */
+function readingsOf(fileName: string): Array<{ code: string; slot: number }> {
+  const base = fileName.includes('.') ? fileName.slice(0, fileName.lastIndexOf('.')) : fileName;
+  const readings = base === '' ? [] : [{ code: base, slot: 1 }];
+  const numbered = /^(.+)_(\d{1,3})$/.exec(base);
+  if (numbered) readings.push({ code: numbered[1], slot: Number(numbered[2]) });
+  return readings;
+}
+
+/** The product and image slot a file name says: its first reading that names a known product. */
 export function placeImageFile(
   fileName: string,
   known: (code: string) => boolean,
 ): { code: string; slot: number } | undefined {
-  const base = fileName.includes('.') ? fileName.slice(0, fileName.lastIndexOf('.')) : fileName;
-  if (base !== '' && known(base)) return { code: base, slot: 1 };
-  const numbered = /^(.+)_(\d{1,3})$/.exec(base);
-  if (numbered && known(numbered[1])) return { code: numbered[1], slot: Number(numbered[2]) };
-  return undefined;
+  return readingsOf(fileName).find((reading) => known(reading.code));
 }
 
 /**
@@ -85,13 +89,7 @@ export async function importImageFolder(input: {
   };
 
   // Every code a name could mean, looked up once.
-  const candidates = new Set<string>();
-  for (const name of names) {
-    const base = name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : name;
-    candidates.add(base);
-    const numbered = /^(.+)_(\d{1,3})$/.exec(base);
-    if (numbered) candidates.add(numbered[1]);
-  }
+  const candidates = new Set(names.flatMap((name) => readingsOf(name).map((reading) => reading.code)));
   const known = new Set<string>();
   const all = [...candidates];
   for (let i = 0; i < all.length; i += 500)

@@ -1,3 +1,5 @@
+import { MAX_IMAGE_BYTES } from '../../catalog/limits.js';
+
 /**
  * What `POST /v1/media` accepts, told from the file's first bytes (never its name), with a size
  * limit per kind. The `kind` is the asset_type an uploaded file is linked as.
@@ -13,7 +15,7 @@ export interface MediaType {
 const MB = 1024 * 1024;
 
 /** CONTRACT §4: 10 MB per image; the other kinds' limits are ours (README › Media). */
-export const MEDIA_LIMITS = { image: 10 * MB, video: 200 * MB, pdf: 50 * MB, '3D': 100 * MB } as const;
+export const MEDIA_LIMITS = { image: MAX_IMAGE_BYTES, video: 200 * MB, pdf: 50 * MB, '3D': 100 * MB } as const;
 
 export const MEDIA_TYPES: readonly MediaType[] = [
   { kind: 'image', mime: 'image/jpeg', ext: 'jpg', maxBytes: MEDIA_LIMITS.image },

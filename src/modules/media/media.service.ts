@@ -16,6 +16,7 @@ import {
   cleanFileName,
   MAX_MEDIA_BYTES,
   MEDIA_KEY,
+  MEDIA_LIMITS,
   mediaKeyOfUrl,
   mediaTypeOfExt,
   mediaTypeOfMime,
@@ -235,7 +236,8 @@ export class MediaService {
     if (!key || !(await repo.mediaKeyKnown(this.storage.db, key))) return undefined;
     const stat = await this.objects.stat(key);
     if (!stat) return undefined;
-    if (stat.size > 10 * MB) throw new PayloadTooLargeError('the uploaded file is larger than an image may be');
+    if (stat.size > MEDIA_LIMITS.image)
+      throw new PayloadTooLargeError('the uploaded file is larger than an image may be');
     return readObject(this.objects, key);
   }
 }
