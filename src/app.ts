@@ -10,6 +10,8 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { trackKnownRoutes } from './http/known-routes.js';
 import { registerAdminAuth, registerTenantAuth } from './http/auth.js';
 import { errorEnvelope } from './http/envelope.js';
+import { registerComponents } from './http/components.js';
+import { openApiOptions } from './http/openapi.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { storesAdminRoutes } from './modules/stores/stores.admin.routes.js';
 import { searchAdminRoutes } from './modules/search/search.admin.routes.js';
@@ -24,15 +26,6 @@ import { collectionsRoutes } from './modules/collections/collections.routes.js';
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes.js';
 import { visualRoutes } from './modules/visual/visual.routes.js';
 import { mediaRoutes, mediaServingRoutes } from './modules/media/media.routes.js';
-
-const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
-
-Every /v1 request carries \`Authorization: Bearer <token>\` (or \`apikey: <token>\`); tokens come from
-\`vitrine store create\`. Every response has \`X-Request-Id\` (yours, or a generated UUID), also inside
-the JSON body. Success bodies are \`{"status":{"code":0,"message":"SUCCESS","request_id":…},"data":…}\`.
-400 (malformed/missing input) and 422 (input that fails the format) use \`{"detail","status":"error","request_id"}\`;
-other errors use the envelope with \`status.code\` -1. Rate limit: VITRINE_RATE_LIMIT requests per minute
-per token (RateLimit-Limit/Remaining/Reset, Retry-After on 429).`;
 
 // A caller's request id is echoed when it is a plausible id; anything else gets a fresh UUID.
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -71,19 +64,8 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   const knownRoutes = trackKnownRoutes(app);
   registerErrorHandling(app, knownRoutes);
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: { title: 'Vitrine catalog API', version: '1.0.0', description: API_DESCRIPTION },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'API token (vt_…) from `vitrine store create`' },
-          apikey: { type: 'apiKey', in: 'header', name: 'apikey' },
-        },
-      },
-      security: [{ bearer: [] }, { apikey: [] }],
-    },
-  });
+  registerComponents(app);
+  await app.register(fastifySwagger, openApiOptions());
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

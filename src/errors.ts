@@ -24,6 +24,10 @@ export class InvalidRequestError extends AppError {
 export class UnauthorizedError extends AppError {
   readonly code = 'unauthorized';
 }
+/** A valid credential that may not do this (a publishable key outside its endpoints or stores). */
+export class ForbiddenError extends AppError {
+  readonly code = 'forbidden';
+}
 export class NotFoundError extends AppError {
   readonly code: string = 'not_found';
 }

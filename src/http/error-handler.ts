@@ -3,6 +3,7 @@ import {
   AppError,
   ConflictError,
   DependencyUnavailableError,
+  ForbiddenError,
   InvalidInputError,
   InvalidRequestError,
   NotFoundError,
@@ -19,6 +20,7 @@ const STATUS_BY_ERROR: Array<[new (...args: never[]) => AppError, number]> = [
   [InvalidRequestError, 400],
   [InvalidInputError, 422],
   [UnauthorizedError, 401],
+  [ForbiddenError, 403],
   [NotFoundError, 404],
   [ConflictError, 409],
   [PayloadTooLargeError, 413],
@@ -35,6 +37,7 @@ interface Classified {
 const REASON_BY_STATUS: Record<number, string> = {
   400: 'invalid_request',
   401: 'unauthorized',
+  403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
   409: 'conflict',
@@ -115,6 +118,8 @@ function classify(error: FastifyError | Error): Classified {
 
 export function errorBody(shape: ErrorShape, requestId: string, { status, message, reason }: Classified) {
   if (status === 401) return errorEnvelope(requestId, UNAUTHORIZED_MESSAGE);
+  // A credential's scope is not the asset shape's business: 403 is always the plain envelope.
+  if (status === 403) return errorEnvelope(requestId, message);
   if (shape === 'asset') {
     return assetErrorBody(requestId, status === 500 ? INTERNAL_ERROR_MESSAGE : 'ERROR', reason, message);
   }

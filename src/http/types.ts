@@ -1,4 +1,5 @@
 import type { AuthContext } from '../modules/stores/stores.service.js';
+import type { TSchema } from '@sinclair/typebox';
 import type { Store } from '../modules/stores/store.js';
 
 /** How a route's errors are written (CONTRACT §4): the seed's standard shapes, or the asset shape. */
@@ -17,5 +18,12 @@ declare module 'fastify' {
     errorShape?: ErrorShape;
     /** Resolve `store_uuid` from the query string to a store of the caller's workspace. */
     storeScoped?: boolean;
+    /** A read-only shopper endpoint: a publishable (search) key may call it. */
+    shopper?: boolean;
+    /**
+     * The request body of a route that parses it itself (multipart parts), by content type:
+     * documentation only, since such a body cannot be validated before the handler streams it.
+     */
+    documentedBody?: Record<string, TSchema>;
   }
 }

@@ -24,6 +24,7 @@ export const assetsRoutes: FastifyPluginAsyncTypebox<{ assets: AssetsService }> 
     {
       config: { ...config, storeScoped: true },
       schema: {
+        operationId: 'createAssets',
         tags,
         summary: 'Create or update asset links with rank assignment',
         querystring: CreateAssetsQuery,
@@ -43,6 +44,7 @@ export const assetsRoutes: FastifyPluginAsyncTypebox<{ assets: AssetsService }> 
     {
       config: { ...config, storeScoped: true },
       schema: {
+        operationId: 'listAssets',
         tags,
         summary: 'List asset links grouped by parent_code (one channel and asset format)',
         querystring: ListAssetsQuery,
@@ -57,6 +59,7 @@ export const assetsRoutes: FastifyPluginAsyncTypebox<{ assets: AssetsService }> 
     {
       config,
       schema: {
+        operationId: 'unlinkAssets',
         tags,
         summary: 'Unlink assets from a parent_code and channel (the assets stay)',
         body: UnlinkAssetsBody,
@@ -72,6 +75,7 @@ export const assetsRoutes: FastifyPluginAsyncTypebox<{ assets: AssetsService }> 
     {
       config,
       schema: {
+        operationId: 'deleteAssets',
         tags,
         summary: 'Delete assets (and all their links)',
         body: DeleteAssetsBody,

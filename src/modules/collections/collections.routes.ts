@@ -30,8 +30,9 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
   app.get(
     '/collection',
     {
-      config,
+      config: { ...config, shopper: true },
       schema: {
+        operationId: 'listCollections',
         tags,
         summary: 'List collections (every status unless filtered)',
         querystring: CollectionListQuery,
@@ -58,6 +59,7 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
     {
       config,
       schema: {
+        operationId: 'createCollections',
         tags,
         summary: 'Create collections (201)',
         querystring: StoreUuidQuery,
@@ -76,6 +78,7 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
     {
       config,
       schema: {
+        operationId: 'updateCollections',
         tags,
         summary: 'Update collections ({id, …changed fields}; membership is re-evaluated at each save)',
         querystring: StoreUuidQuery,
@@ -92,6 +95,7 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
     {
       config,
       schema: {
+        operationId: 'deleteCollections',
         tags,
         summary: "Delete collections; their children move up to the deleted collection's parent",
         querystring: DeleteCollectionsQuery,
@@ -104,8 +108,9 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
   app.get(
     '/collection/hierarchy',
     {
-      config,
+      config: { ...config, shopper: true },
       schema: {
+        operationId: 'getCollectionHierarchy',
         tags,
         summary: 'The tree of active collections',
         querystring: StoreUuidQuery,
@@ -118,8 +123,9 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
   app.get(
     '/collection/:id/products',
     {
-      config,
+      config: { ...config, shopper: true },
       schema: {
+        operationId: 'listCollectionProducts',
         tags,
         summary: 'Members of a collection: heroes first, then by sortBy.dynamic',
         params: CollectionIdParams,

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { component } from '../../http/components.js';
 import { ok } from '../../http/envelope.js';
+import { FilePart } from '../../http/openapi.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError } from '../../errors.js';
 import { parseFlag, parseImportMode, type ImportsService } from './imports.service.js';
@@ -10,40 +12,44 @@ import { parseEncoding } from '../../catalog/import-formats.js';
 import { MAX_IMPORT_BYTES } from '../../catalog/limits.js';
 
 const tags = ['admin'];
+const ImportOption = (description: string) => Type.Optional(Type.String({ description }));
 
-const ImportStatus = Type.Object({
-  import_id: Type.String(),
-  store_uuid: Type.String(),
-  status: Type.String({ description: 'queued, running, done or failed' }),
-  format: Type.String(),
-  source: Type.String(),
-  progress: Type.Object({ rows: Type.Integer() }),
-  summary: Type.Union([
-    Type.Object({
-      rows: Type.Integer(),
-      inserted: Type.Integer(),
-      updated: Type.Integer(),
-      unchanged: Type.Integer({ description: 'rows identical to what is stored: nothing written' }),
-      failed: Type.Integer(),
-      failures: Type.Record(Type.String(), Type.Integer(), { description: 'rejected rows by reason' }),
-      statuses: Type.Record(Type.String(), Type.Integer(), {
-        description: 'the imported products by the status they ended in',
+const ImportStatus = component(
+  'ImportJob',
+  Type.Object({
+    import_id: Type.String(),
+    store_uuid: Type.String(),
+    status: Type.String({ description: 'queued, running, done or failed' }),
+    format: Type.String(),
+    source: Type.String(),
+    progress: Type.Object({ rows: Type.Integer() }),
+    summary: Type.Union([
+      Type.Object({
+        rows: Type.Integer(),
+        inserted: Type.Integer(),
+        updated: Type.Integer(),
+        unchanged: Type.Integer({ description: 'rows identical to what is stored: nothing written' }),
+        failed: Type.Integer(),
+        failures: Type.Record(Type.String(), Type.Integer(), { description: 'rejected rows by reason' }),
+        statuses: Type.Record(Type.String(), Type.Integer(), {
+          description: 'the imported products by the status they ended in',
+        }),
+        problems: Type.Record(Type.String(), Type.Integer(), {
+          description: 'quality-check reasons of the imported products, most frequent first',
+        }),
+        hint: Type.Union([Type.String(), Type.Null()], { description: 'what to fix, when products are in problem' }),
+        mode: Type.String({ description: 'replace or merge' }),
+        dry_run: Type.Boolean(),
+        seconds: Type.Number(),
       }),
-      problems: Type.Record(Type.String(), Type.Integer(), {
-        description: 'quality-check reasons of the imported products, most frequent first',
-      }),
-      hint: Type.Union([Type.String(), Type.Null()], { description: 'what to fix, when products are in problem' }),
-      mode: Type.String({ description: 'replace or merge' }),
-      dry_run: Type.Boolean(),
-      seconds: Type.Number(),
-    }),
-    Type.Null(),
-  ]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String(),
-  started_at: Type.Union([Type.String(), Type.Null()]),
-  finished_at: Type.Union([Type.String(), Type.Null()]),
-});
+      Type.Null(),
+    ]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String(),
+    started_at: Type.Union([Type.String(), Type.Null()]),
+    finished_at: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
 
 /** Catalog imports through the operator API: upload (multipart) or URL, processed in the background. */
 export const importsAdminRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsService }> = async (app, { imports }) => {
@@ -52,7 +58,28 @@ export const importsAdminRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsSer
   app.post(
     '/stores/:store_uuid/imports',
     {
+      config: {
+        documentedBody: {
+          'multipart/form-data': Type.Object({
+            format: ImportOption('csv, json or ndjson (default: from the file name)'),
+            delimiter: ImportOption('CSV delimiter (default: detected)'),
+            encoding: ImportOption('utf-8 (default), latin1 or windows-1252'),
+            mode: ImportOption('replace (default) or merge'),
+            dry_run: ImportOption('true: report what would change and write nothing'),
+            file: FilePart('the catalog file (.csv, .json array or .ndjson); after the other fields'),
+          }),
+          'application/json': Type.Object({
+            url: Type.String({ description: 'where to fetch the catalog file (the image fetch rules apply)' }),
+            format: ImportOption('csv, json or ndjson (default: from the URL)'),
+            delimiter: ImportOption('CSV delimiter (default: detected)'),
+            encoding: ImportOption('utf-8 (default), latin1 or windows-1252'),
+            mode: ImportOption('replace (default) or merge'),
+            dry_run: Type.Optional(Type.Boolean({ description: 'report what would change and write nothing' })),
+          }),
+        },
+      },
       schema: {
+        operationId: 'adminStartImport',
         tags,
         summary: 'Queue a catalog import (202)',
         description:
@@ -110,6 +137,7 @@ export const importsAdminRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsSer
     '/imports/:id',
     {
       schema: {
+        operationId: 'adminGetImport',
         tags,
         summary: "An import's status, progress and summary",
         params: Type.Object({ id: Type.String() }),
@@ -123,6 +151,7 @@ export const importsAdminRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsSer
     '/imports/:id/rejects',
     {
       schema: {
+        operationId: 'adminGetImportRejects',
         tags,
         summary: 'Rejected rows of an import (NDJSON: line, product_code, reason, details, row)',
         params: Type.Object({ id: Type.String() }),

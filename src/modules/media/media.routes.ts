@@ -1,6 +1,8 @@
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
+import { FilePart } from '../../http/openapi.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
 import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS } from './media-types.js';
@@ -24,13 +26,20 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService; publi
   app.post(
     '/media',
     {
-      config: { storeScoped: true },
+      config: {
+        storeScoped: true,
+        documentedBody: {
+          'multipart/form-data': Type.Object({
+            file: Type.Array(FilePart('one file; repeat the part (any field name) for several'), { minItems: 1 }),
+          }),
+        },
+      },
       schema: {
+        operationId: 'uploadMedia',
         tags: ['media'],
         summary: 'Upload photos and other media (one or many files)',
         description: `multipart/form-data with one or more files (any field name). Accepted: ${ACCEPTED_MEDIA}, told from the content, not the name; limits: ${LIMITS}. Each file is stored once by its SHA-256 and answered with the URL Vitrine serves it at (\`/media/<sha256>.<ext>\`, public, cached for a year), to use as a product's \`Image URL n\` or in asset links; those images are indexed for search by photo without a network fetch. Files are stored or failed one by one (\`error_info\`); when no file could be stored the answer is the first failure's error (413 too large, else 400).`,
         querystring: UploadQuery,
-        consumes: ['multipart/form-data'],
         response: { 200: Envelope(UploadResultSchema), ...standardErrors(413) },
       },
     },
@@ -62,6 +71,7 @@ export const mediaServingRoutes: FastifyPluginAsyncTypebox<{ media: MediaService
     '/media/:media_key',
     {
       schema: {
+        operationId: 'getMedia',
         tags: ['media'],
         summary: 'An uploaded file (public; Range requests; cached for a year)',
         params: MediaParams,

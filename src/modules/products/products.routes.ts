@@ -33,6 +33,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
     {
       config,
       schema: {
+        operationId: 'createProducts',
         tags,
         summary: 'Create or update products (upsert by product_code)',
         querystring: StoreUuidQuery,
@@ -49,6 +50,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
     {
       config,
       schema: {
+        operationId: 'updateProducts',
         tags,
         summary: 'Update products partially (only the given fields change)',
         querystring: StoreUuidQuery,
@@ -65,6 +67,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
     {
       config,
       schema: {
+        operationId: 'deleteProducts',
         tags,
         summary: 'Delete products by code. Variants of a deleted parent are kept (they are products of their own).',
         querystring: DeleteProductsQuery,
@@ -79,6 +82,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
     {
       config,
       schema: {
+        operationId: 'listProductStatuses',
         tags,
         summary: 'List products by status (ordered by product_code)',
         querystring: StatusListingQuery,
@@ -93,6 +97,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
     {
       config,
       schema: {
+        operationId: 'listProductFailures',
         tags,
         summary: 'Quality failure reasons with counts, most frequent first',
         querystring: StoreUuidQuery,
@@ -107,6 +112,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
     {
       config,
       schema: {
+        operationId: 'listProducts',
         tags,
         summary: 'List full products with every attribute (extension)',
         querystring: ListProductsQuery,
@@ -125,6 +131,7 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
     {
       config,
       schema: {
+        operationId: 'exportProducts',
         tags,
         summary: 'Export every product of the store, streamed (extension)',
         description:

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { component } from '../../http/components.js';
 import { QUALITY_REASONS } from './quality-checks.js';
 import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
 
@@ -25,57 +26,75 @@ const documentedFields = {
   'Sub Category': field('string (well-known attribute)'),
 };
 
-export const ProductItemSchema = Type.Object(documentedFields, {
-  additionalProperties: true,
-  description:
-    "A product. Field names pass through the store's mapping profile; fields beyond these are kept as attributes. `null` removes a field.",
-});
+export const ProductItemSchema = component(
+  'ProductInput',
+  Type.Object(documentedFields, {
+    additionalProperties: true,
+    description:
+      "A product. Field names pass through the store's mapping profile; fields beyond these are kept as attributes. `null` removes a field.",
+  }),
+);
 
 export const ProductBatchBody = Type.Array(ProductItemSchema, {
   minItems: 1,
   description: `1 to 100 products (more: 413). Upsert by product_code; the same code twice: the last occurrence wins. Quality reasons: ${QUALITY_REASONS.join(', ')}.`,
 });
 
-const ItemFailureSchema = Type.Object({
-  index: Type.Integer({ description: 'position of the item in the body' }),
-  product_code: Type.String(),
-  reason: Type.String({
-    description:
-      'Missing SKU, invalid_product_code, invalid_status, invalid_field, missing_required_field, quality_check_failed, not_found',
-  }),
-  details: Type.String(),
-});
-
-const WarningsSchema = Type.Optional(
-  Type.Array(Type.Object({ product_code: Type.String(), reasons: Type.Array(Type.String()) }), {
-    description: 'stored products that fail quality checks (status problem, or kept in draft/inactive/under review)',
+const ItemFailureSchema = component(
+  'ProductFailure',
+  Type.Object({
+    index: Type.Integer({ description: 'position of the item in the body' }),
+    product_code: Type.String(),
+    reason: Type.String({
+      description:
+        'Missing SKU, invalid_product_code, invalid_status, invalid_field, missing_required_field, quality_check_failed, not_found',
+    }),
+    details: Type.String(),
   }),
 );
 
-export const InsertDataResponseSchema = Type.Object({
-  inserted: Type.Integer(),
-  updated: Type.Integer(),
-  failed: Type.Integer(),
-  error_info: Type.Array(ItemFailureSchema),
-  warnings: WarningsSchema,
-});
+const WarningsSchema = Type.Optional(
+  Type.Array(
+    component('ProductWarning', Type.Object({ product_code: Type.String(), reasons: Type.Array(Type.String()) })),
+    {
+      description: 'stored products that fail quality checks (status problem, or kept in draft/inactive/under review)',
+    },
+  ),
+);
 
-export const UpdateDataResponseSchema = Type.Object({
-  updated: Type.Integer(),
-  failed: Type.Integer(),
-  error_info: Type.Array(ItemFailureSchema),
-  warnings: WarningsSchema,
-});
+export const InsertDataResponseSchema = component(
+  'InsertDataResponse',
+  Type.Object({
+    inserted: Type.Integer(),
+    updated: Type.Integer(),
+    failed: Type.Integer(),
+    error_info: Type.Array(ItemFailureSchema),
+    warnings: WarningsSchema,
+  }),
+);
+
+export const UpdateDataResponseSchema = component(
+  'UpdateDataResponse',
+  Type.Object({
+    updated: Type.Integer(),
+    failed: Type.Integer(),
+    error_info: Type.Array(ItemFailureSchema),
+    warnings: WarningsSchema,
+  }),
+);
 
 export const DeleteProductsQuery = Type.Object({
   store_uuid: Type.String(),
   sku_codes: Type.Array(Type.String(), { description: 'product codes, comma-separated or the parameter repeated' }),
 });
 
-export const DeleteProductsResponseSchema = Type.Object({
-  deleted: Type.Integer(),
-  not_found: Type.Array(Type.String()),
-});
+export const DeleteProductsResponseSchema = component(
+  'DeleteProductsResponse',
+  Type.Object({
+    deleted: Type.Integer(),
+    not_found: Type.Array(Type.String()),
+  }),
+);
 
 const StatusFilter = Type.Union(
   PRODUCT_STATUSES.map((s) => Type.Literal(s)),
@@ -93,9 +112,13 @@ export const StatusListingSchema = Type.Object({
   store_uuid: Type.String(),
   total: Type.Integer({ description: 'products matching the filter' }),
   data: Type.Array(
-    Type.Record(
-      Type.String(),
-      Type.Object({ Category: Type.String(), product_code: Type.String(), status: Type.String() }),
+    component(
+      'ProductStatusEntry',
+      Type.Record(
+        Type.String(),
+        Type.Object({ Category: Type.String(), product_code: Type.String(), status: Type.String() }),
+        { description: 'one product, keyed by its product_code' },
+      ),
     ),
     {
       description: 'one object per product, keyed by product_code, ordered by product_code',
@@ -104,7 +127,10 @@ export const StatusListingSchema = Type.Object({
 });
 
 export const FailuresSchema = Type.Array(
-  Type.Object({ _id: Type.String({ description: 'failure reason' }), count: Type.Integer() }),
+  component(
+    'FailureCount',
+    Type.Object({ _id: Type.String({ description: 'failure reason' }), count: Type.Integer() }),
+  ),
 );
 
 export const ListProductsQuery = Type.Object({
@@ -121,15 +147,18 @@ export const ProductListSchema = Type.Object({
   store_uuid: Type.String(),
   total: Type.Integer(),
   products: Type.Array(
-    Type.Object(
-      {
-        product_code: Type.String(),
-        status: Type.String(),
-        problems: Type.Array(Type.String()),
-        created_at: Type.String(),
-        updated_at: Type.String(),
-      },
-      { additionalProperties: true, description: 'every stored attribute, with its field name as given' },
+    component(
+      'Product',
+      Type.Object(
+        {
+          product_code: Type.String(),
+          status: Type.String({ description: 'new, active, inactive, draft, under review or problem' }),
+          problems: Type.Array(Type.String(), { description: 'the quality reasons it fails now' }),
+          created_at: Type.String(),
+          updated_at: Type.String(),
+        },
+        { additionalProperties: true, description: 'a stored product: every attribute, with its field name as given' },
+      ),
     ),
   ),
 });

@@ -25,6 +25,7 @@ export const recommendationsAdminRoutes: FastifyPluginAsyncTypebox<{
     '/stores/:store_uuid/complements',
     {
       schema: {
+        operationId: 'adminGetComplementRules',
         tags,
         summary: "Read a store's complement taxonomy",
         params: StoreUuidParams,
@@ -38,6 +39,7 @@ export const recommendationsAdminRoutes: FastifyPluginAsyncTypebox<{
     '/stores/:store_uuid/complements',
     {
       schema: {
+        operationId: 'adminSetComplementRules',
         tags,
         summary: "Replace a store's complement taxonomy",
         params: StoreUuidParams,
@@ -52,6 +54,7 @@ export const recommendationsAdminRoutes: FastifyPluginAsyncTypebox<{
     '/stores/:store_uuid/complements/:product_code',
     {
       schema: {
+        operationId: 'adminSetProductComplements',
         tags,
         summary: 'Pin complements for a product (they come first)',
         params: ProductParams,

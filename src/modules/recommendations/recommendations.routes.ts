@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { component } from '../../http/components.js';
 import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import type { RecommendationsService } from './recommendations.service.js';
@@ -15,24 +16,30 @@ export const ComplementaryQuery = Type.Object({
 
 export const Complementary = Type.Object({
   categories: Type.Array(
-    Type.Object({
-      title: Type.String({
-        description: "the complementary category group, upper case (e.g. BOTTOMWEAR); never the source product's own",
-      }),
-      products: Type.Array(
-        Type.Object({
-          product_code: Type.String(),
-          title: Type.String(),
-          category: Type.String(),
-          price: Type.Union([Type.Number(), Type.Null()]),
-          currency: Type.String(),
-          image_url: Type.String(),
-          score: Type.Number({
-            description: 'in (0, 1]: 0.3 usage + 0.3 colour + 0.25 price band + 0.15 season; pinned complements 1',
-          }),
+    component(
+      'ComplementaryCategory',
+      Type.Object({
+        title: Type.String({
+          description: "the complementary category group, upper case (e.g. BOTTOMWEAR); never the source product's own",
         }),
-      ),
-    }),
+        products: Type.Array(
+          component(
+            'ComplementaryProduct',
+            Type.Object({
+              product_code: Type.String(),
+              title: Type.String(),
+              category: Type.String(),
+              price: Type.Union([Type.Number(), Type.Null()]),
+              currency: Type.String(),
+              image_url: Type.String(),
+              score: Type.Number({
+                description: 'in (0, 1]: 0.3 usage + 0.3 colour + 0.25 price band + 0.15 season; pinned complements 1',
+              }),
+            }),
+          ),
+        ),
+      }),
+    ),
     { maxItems: 8 },
   ),
 });
@@ -44,8 +51,9 @@ export const recommendationsRoutes: FastifyPluginAsyncTypebox<{ recommendations:
   app.get(
     '/complementary',
     {
-      config: { storeScoped: true },
+      config: { storeScoped: true, shopper: true },
       schema: {
+        operationId: 'getComplementaryProducts',
         tags: ['recommendations'],
         summary: 'Complete the look: complementary products grouped by category',
         description:

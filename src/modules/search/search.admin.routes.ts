@@ -18,6 +18,7 @@ export const searchAdminRoutes: FastifyPluginAsyncTypebox<{
     '/stores/:store_uuid/synonyms',
     {
       schema: {
+        operationId: 'adminGetSynonyms',
         tags,
         summary: "Read a store's search synonyms",
         params: StoreUuidParams,
@@ -31,6 +32,7 @@ export const searchAdminRoutes: FastifyPluginAsyncTypebox<{
     '/stores/:store_uuid/synonyms',
     {
       schema: {
+        operationId: 'adminSetSynonyms',
         tags,
         summary: "Replace a store's search synonyms (applied at query time)",
         params: StoreUuidParams,
@@ -45,6 +47,7 @@ export const searchAdminRoutes: FastifyPluginAsyncTypebox<{
     '/stores/:store_uuid/reindex',
     {
       schema: {
+        operationId: 'adminReindexStore',
         tags,
         summary: "Rebuild a store's text index from its products",
         params: StoreUuidParams,

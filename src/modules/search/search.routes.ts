@@ -9,8 +9,9 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
   app.get(
     '/search',
     {
-      config: { storeScoped: true },
+      config: { storeScoped: true, shopper: true },
       schema: {
+        operationId: 'searchProducts',
         tags: ['search'],
         summary: 'Text search over new and active products',
         description:

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { component } from '../../http/components.js';
 
 export const SearchQuery = Type.Object({
   store_uuid: Type.String(),
@@ -11,14 +12,17 @@ export const SearchQuery = Type.Object({
 });
 
 export const SearchResults = Type.Array(
-  Type.Object({
-    product_code: Type.String(),
-    title: Type.String(),
-    score: Type.Number({
-      description:
-        'in (0, 1], best first; 1 = exact product_code or parent_code; otherwise (tier + r/(r+1))/4 with tier 2 for the words as a phrase in the title, 1 for all words, 0.5 for all words with some matched only through the resolved audience or colour family ("women" for a Ladieswear department, "green" for Greenish Khaki), 0 for some, r the engine relevance (title and category weighted above other attributes). Equal scores are ordered by product_code.',
+  component(
+    'SearchHit',
+    Type.Object({
+      product_code: Type.String(),
+      title: Type.String(),
+      score: Type.Number({
+        description:
+          'in (0, 1], best first; 1 = exact product_code or parent_code; otherwise (tier + r/(r+1))/4 with tier 2 for the words as a phrase in the title, 1 for all words, 0.5 for all words with some matched only through the resolved audience or colour family ("women" for a Ladieswear department, "green" for Greenish Khaki), 0 for some, r the engine relevance (title and category weighted above other attributes). Equal scores are ordered by product_code.',
+      }),
     }),
-  }),
+  ),
 );
 
 export const SynonymsBody = Type.Object(

@@ -26,6 +26,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/workspaces',
     {
       schema: {
+        operationId: 'adminListWorkspaces',
         tags,
         summary: 'List workspaces',
         response: { 200: Envelope(Type.Array(WorkspaceSchema)), ...standardErrors() },
@@ -38,6 +39,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/workspaces',
     {
       schema: {
+        operationId: 'adminCreateWorkspace',
         tags,
         summary: 'Create a workspace (idempotent by name)',
         body: CreateWorkspaceBody,
@@ -54,6 +56,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/stores',
     {
       schema: {
+        operationId: 'adminListStores',
         tags,
         summary: 'List every store',
         response: { 200: Envelope(Type.Array(StoreListItemSchema)), ...standardErrors() },
@@ -66,6 +69,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/stores',
     {
       schema: {
+        operationId: 'adminCreateStore',
         tags,
         summary: 'Register a store and issue a token for its workspace',
         body: CreateStoreBody,
@@ -97,6 +101,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/tokens',
     {
       schema: {
+        operationId: 'adminCreateToken',
         tags,
         summary: 'Issue another token for a workspace',
         body: CreateTokenBody,
@@ -110,6 +115,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/tokens/:token_id',
     {
       schema: {
+        operationId: 'adminRevokeToken',
         tags,
         summary: 'Revoke a token (effective at once on every process)',
         params: TokenIdParams,
@@ -123,6 +129,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/stores/:store_uuid/mapping',
     {
       schema: {
+        operationId: 'adminGetMapping',
         tags,
         summary: "Read a store's mapping profile",
         params: StoreUuidParams,
@@ -136,6 +143,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/stores/:store_uuid/mapping',
     {
       schema: {
+        operationId: 'adminSetMapping',
         tags,
         summary: "Replace a store's mapping profile",
         params: StoreUuidParams,
@@ -150,6 +158,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     '/stores/:store_uuid/mapping',
     {
       schema: {
+        operationId: 'adminDeleteMapping',
         tags,
         summary: "Remove a store's mapping profile (product writes then answer 404)",
         params: StoreUuidParams,

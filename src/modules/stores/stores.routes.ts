@@ -8,8 +8,9 @@ export const storesRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService }> 
   app.get(
     '/stores',
     {
-      config: { storeScoped: true },
+      config: { storeScoped: true, shopper: true },
       schema: {
+        operationId: 'getStore',
         tags: ['stores'],
         summary: 'Retrieve store details',
         querystring: StoreUuidQuery,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { component } from '../../http/components.js';
 
-export const StoreDetailsSchema = Type.Object({
+const StoreDetails = Type.Object({
   store_name: Type.String(),
   workspace_id: Type.String(),
   linked_store_id: Type.Union([Type.String(), Type.Null()]),
@@ -11,11 +12,12 @@ export const StoreDetailsSchema = Type.Object({
   }),
   store_taxonomy: Type.String(),
 });
+export const StoreDetailsSchema = component('Store', StoreDetails);
 
-export const StoreListItemSchema = Type.Intersect([
-  Type.Object({ store_uuid: Type.String(), default_channel: Type.String() }),
-  StoreDetailsSchema,
-]);
+export const StoreListItemSchema = component(
+  'StoreSummary',
+  Type.Intersect([Type.Object({ store_uuid: Type.String(), default_channel: Type.String() }), StoreDetails]),
+);
 
 export const CreateStoreBody = Type.Object(
   {
@@ -37,37 +39,49 @@ export const CreateStoreBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const CreatedStoreSchema = Type.Object({
-  workspace_id: Type.String(),
-  store_uuid: Type.String(),
-  api_token: Type.String({ description: 'shown once' }),
-});
+export const CreatedStoreSchema = component(
+  'CreatedStore',
+  Type.Object({
+    workspace_id: Type.String(),
+    store_uuid: Type.String(),
+    api_token: Type.String({ description: 'shown once' }),
+  }),
+);
 export const CreateWorkspaceBody = Type.Object(
   { name: Type.String({ minLength: 1 }) },
   { additionalProperties: false },
 );
-export const WorkspaceSchema = Type.Object({
-  workspace_id: Type.String(),
-  name: Type.String(),
-  created_at: Type.Optional(Type.String()),
-});
+export const WorkspaceSchema = component(
+  'Workspace',
+  Type.Object({
+    workspace_id: Type.String(),
+    name: Type.String(),
+    created_at: Type.Optional(Type.String()),
+  }),
+);
 export const CreateTokenBody = Type.Object(
   { workspace_id: Type.String({ minLength: 1 }) },
   { additionalProperties: false },
 );
-export const CreatedTokenSchema = Type.Object({
-  token_id: Type.String(),
-  api_token: Type.String({ description: 'shown once' }),
-});
+export const CreatedTokenSchema = component(
+  'CreatedToken',
+  Type.Object({
+    token_id: Type.String(),
+    api_token: Type.String({ description: 'shown once' }),
+  }),
+);
 export const RevokedTokenSchema = Type.Object({ token_id: Type.String(), revoked: Type.Boolean() });
 export const TokenIdParams = Type.Object({ token_id: Type.String() });
 export const StoreUuidParams = Type.Object({ store_uuid: Type.String() });
 
-export const MappingProfileSchema = Type.Object({
-  fields: Type.Record(Type.String(), Type.String(), {
-    description: 'incoming field name -> canonical field name; unnamed fields are kept as they are',
+export const MappingProfileSchema = component(
+  'MappingProfile',
+  Type.Object({
+    fields: Type.Record(Type.String(), Type.String(), {
+      description: 'incoming field name -> canonical field name; unnamed fields are kept as they are',
+    }),
+    required: Type.Array(Type.String(), {
+      description: 'canonical fields every item must carry (else the item fails with missing_required_field)',
+    }),
   }),
-  required: Type.Array(Type.String(), {
-    description: 'canonical fields every item must carry (else the item fails with missing_required_field)',
-  }),
-});
+);

@@ -14,6 +14,7 @@ export const visualAdminRoutes: FastifyPluginAsyncTypebox<{ visual: VisualServic
     '/stores/:store_uuid/images',
     {
       schema: {
+        operationId: 'adminGetImageStatus',
         tags,
         summary:
           'The image pipeline of a store: how many images are pending, indexed, failed, and the latest failures with their reasons',
@@ -29,6 +30,7 @@ export const visualAdminRoutes: FastifyPluginAsyncTypebox<{ visual: VisualServic
     '/stores/:store_uuid/images/retry',
     {
       schema: {
+        operationId: 'adminRetryImages',
         tags,
         summary: "Queue a store's failed images again (attempts start over)",
         params: StoreUuidParams,

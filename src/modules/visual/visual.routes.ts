@@ -1,6 +1,8 @@
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
+import { FilePart } from '../../http/openapi.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
 import type { VisualService } from './visual.service.js';
@@ -15,14 +17,22 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
   app.post(
     '/visual-search',
     {
-      config: { storeScoped: true },
+      config: {
+        storeScoped: true,
+        shopper: true,
+        documentedBody: {
+          'multipart/form-data': Type.Object({
+            image: FilePart('the photo: JPEG, PNG, WebP, GIF or AVIF, at most 10 MB and 40 megapixels'),
+          }),
+        },
+      },
       schema: {
+        operationId: 'searchByPhoto',
         tags: ['search'],
         summary: 'Search by photo: the visible products that look most like the uploaded image',
         description:
           'multipart/form-data with a file field `image` (JPEG, PNG, WebP, GIF or AVIF; at most 10 MB and 40 megapixels, else 413; not an image or undecodable: 400). One result per product (its best matching image), best first.',
         querystring: VisualSearchQuery,
-        consumes: ['multipart/form-data'],
         response: { 200: Envelope(VisualResults), ...standardErrors(413) },
       },
     },
@@ -53,8 +63,9 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
   app.get(
     '/similar',
     {
-      config: { storeScoped: true },
+      config: { storeScoped: true, shopper: true },
       schema: {
+        operationId: 'listSimilarProducts',
         tags: ['search'],
         summary: 'Visually similar products (extension)',
         description:

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { component } from '../../http/components.js';
 
 const FILTERS_DESCRIPTION =
   'JSON object of attribute → value or array of values, e.g. {"Category":"Dresses","Department":["Women","Girls"]}. Names and values compare case-insensitively; applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON but not such an object: 422; an attribute no product has matches nothing.';
@@ -18,36 +19,42 @@ export const SimilarQuery = Type.Object({
 });
 
 export const VisualResults = Type.Array(
-  Type.Object({
-    product_code: Type.String({
-      description:
-        "a new or active product; for an image asset link, the product whose code is its parent_code, else that parent's first visible variant",
+  component(
+    'VisualHit',
+    Type.Object({
+      product_code: Type.String({
+        description:
+          "a new or active product; for an image asset link, the product whose code is its parent_code, else that parent's first visible variant",
+      }),
+      score: Type.Number({
+        description:
+          'in (0, 1]: cosine similarity of the image embeddings (MobileNetV2 features, one byte per dimension), rounded to 6 decimals; equal scores are ordered by product_code',
+      }),
+      image_url: Type.String({ description: "the product's image that matched best (one result per product)" }),
     }),
-    score: Type.Number({
-      description:
-        'in (0, 1]: cosine similarity of the image embeddings (MobileNetV2 features, one byte per dimension), rounded to 6 decimals; equal scores are ordered by product_code',
-    }),
-    image_url: Type.String({ description: "the product's image that matched best (one result per product)" }),
-  }),
+  ),
 );
 
-export const ImageStatus = Type.Object({
-  store_uuid: Type.String(),
-  images: Type.Integer({
-    description: 'distinct image URLs referenced by products (Image URL n) and image asset links',
-  }),
-  pending: Type.Integer({ description: 'queued, being fetched, or waiting for a retry' }),
-  indexed: Type.Integer(),
-  failed: Type.Integer({ description: 'gave up: a permanent error, or the last retry failed' }),
-  retrying: Type.Integer({ description: 'pending after a failed attempt' }),
-  failures: Type.Array(
-    Type.Object({
-      url: Type.String(),
-      state: Type.String(),
-      error: Type.Union([Type.String(), Type.Null()]),
-      attempts: Type.Integer(),
-      updated_at: Type.String(),
+export const ImageStatus = component(
+  'ImageStatus',
+  Type.Object({
+    store_uuid: Type.String(),
+    images: Type.Integer({
+      description: 'distinct image URLs referenced by products (Image URL n) and image asset links',
     }),
-    { description: 'most recent failures first' },
-  ),
-});
+    pending: Type.Integer({ description: 'queued, being fetched, or waiting for a retry' }),
+    indexed: Type.Integer(),
+    failed: Type.Integer({ description: 'gave up: a permanent error, or the last retry failed' }),
+    retrying: Type.Integer({ description: 'pending after a failed attempt' }),
+    failures: Type.Array(
+      Type.Object({
+        url: Type.String(),
+        state: Type.String(),
+        error: Type.Union([Type.String(), Type.Null()]),
+        attempts: Type.Integer(),
+        updated_at: Type.String(),
+      }),
+      { description: 'most recent failures first' },
+    ),
+  }),
+);

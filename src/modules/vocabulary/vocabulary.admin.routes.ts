@@ -16,6 +16,7 @@ export const vocabularyAdminRoutes: FastifyPluginAsyncTypebox<{ vocabulary: Voca
     '/stores/:store_uuid/vocabulary',
     {
       schema: {
+        operationId: 'adminGetVocabulary',
         tags,
         summary: "How a store's category, department and colour labels resolve",
         description:
@@ -31,6 +32,7 @@ export const vocabularyAdminRoutes: FastifyPluginAsyncTypebox<{ vocabulary: Voca
     '/stores/:store_uuid/vocabulary',
     {
       schema: {
+        operationId: 'adminSetVocabulary',
         tags,
         summary: "Replace a store's vocabulary overrides",
         description:

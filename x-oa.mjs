@@ -1,0 +1,14 @@
+import { buildApp } from './dist/src/app.js';
+import { loadConfig } from './dist/src/config.js';
+import { createContainer } from './dist/src/container.js';
+import { migrateToLatest } from './dist/src/storage/migrate.js';
+import fs from 'node:fs';
+const config = loadConfig({}, { logLevel: 'silent', databaseUrl: 'sqlite::memory:', adminToken: 'x'.repeat(32), dataDir: '/tmp/x-oa' });
+const c = createContainer(config);
+await migrateToLatest(c.storage);
+const app = await buildApp(c, { logger: false });
+await app.ready();
+const doc = app.swagger();
+fs.writeFileSync('/tmp/openapi.json', JSON.stringify(doc, null, 2));
+for (const [p, ops] of Object.entries(doc.paths)) for (const [m, op] of Object.entries(ops)) console.log(m.toUpperCase(), p, op.operationId ?? '-', (op.tags ?? []).join(','));
+await app.close(); await c.close();
