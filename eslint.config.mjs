@@ -7,7 +7,20 @@ const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'tools/', 'var/', 'models/', 'bin/', 'scripts/', 'eslint.config.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'tools/',
+      'clients/typescript/dist/',
+      'clients/typescript/src/generated/',
+      'var/',
+      'models/',
+      'bin/',
+      'scripts/',
+      'eslint.config.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -26,7 +26,11 @@ export async function startServer(
   const container = createContainer(config, { onWorkerError });
   await migrateToLatest(container.storage);
   const app = await buildApp(container);
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  // Listen first: a port in use fails here, before anything claims the service is up.
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   print(`Vitrine serving the catalog API on ${url} (database ${container.storage.description})`);
   print(
     `Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`,
@@ -34,7 +38,6 @@ export async function startServer(
   print(
     `Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`,
   );
-  await app.listen({ port: config.port, host: config.host });
   // Every registered 'serve' worker: change followers, imports, and image embedding unless separate
   // `vitrine worker` processes do it (--no-worker).
   await container.workers.start('serve', options.worker === false ? [container.imageWorker.name] : [], onWorkerError);

@@ -68,7 +68,7 @@ function optionalDefaults(query: TSchema): TSchema {
   const properties = (query.properties ?? {}) as Record<string, { default?: unknown }>;
   const required = ((query.required ?? []) as string[]).filter((name) => properties[name]?.default === undefined);
   const { required: _dropped, ...rest } = query;
-  return (required.length > 0 ? { ...rest, required } : rest) as TSchema;
+  return required.length > 0 ? { ...rest, required } : rest;
 }
 
 /** Per route: the operation id is mandatory, defaults make parameters optional, multipart bodies are described. */
@@ -141,7 +141,60 @@ function finishDocument({ openapiObject }: { openapiObject: Json }) {
   }
   const components = openapiObject.components as Json;
   components.headers = HEADERS;
+  components.responses = shareResponses(paths);
   return openapiObject;
+}
+
+const STATUS_NAMES: Record<string, string> = {
+  '304': 'NotModified',
+  '400': 'BadRequest',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'NotFound',
+  '405': 'MethodNotAllowed',
+  '409': 'Conflict',
+  '413': 'PayloadTooLarge',
+  '416': 'RangeNotSatisfiable',
+  '422': 'ValidationFailed',
+  '429': 'RateLimited',
+  '500': 'InternalError',
+  '502': 'BackingServiceUnavailable',
+  '503': 'NotReady',
+};
+
+/**
+ * The error answers repeat across operations: each distinct one becomes a named response component
+ * (`NotFound`, `AssetBadRequest`, `AdminUnauthorized`, …) that operations refer to.
+ */
+function shareResponses(paths: Record<string, Record<string, Json>>): Json {
+  const shared: Json = {};
+  const nameOf = new Map<string, string>();
+  for (const [path, operations] of Object.entries(paths)) {
+    const context = path.startsWith('/admin/')
+      ? 'Admin'
+      : path.startsWith('/media/')
+        ? 'Media'
+        : path.startsWith('/v1/assets')
+          ? 'Asset'
+          : '';
+    for (const operation of Object.values(operations)) {
+      const responses = operation.responses as Record<string, Json>;
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 300 || !STATUS_NAMES[status]) continue;
+        const key = JSON.stringify(response);
+        let name = nameOf.get(key);
+        if (!name) {
+          const base = `${context}${STATUS_NAMES[status]}`;
+          name = base;
+          for (let n = 2; name in shared; n++) name = `${base}${n}`;
+          nameOf.set(key, name);
+          shared[name] = response;
+        }
+        responses[status] = { $ref: `#/components/responses/${name}` };
+      }
+    }
+  }
+  return shared;
 }
 
 /** The @fastify/swagger options: one document generated from the same schemas that validate requests. */

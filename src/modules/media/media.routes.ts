@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { FilePart } from '../../http/openapi.js';
-import { Envelope, standardErrors } from '../../http/schemas.js';
+import { Envelope, EnvelopeError, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
 import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS } from './media-types.js';
 import { mediaBaseUrl, type IncomingFile, type MediaService } from './media.service.js';
@@ -65,6 +65,11 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService; publi
   );
 };
 
+const MediaBytes = (description: string) => ({
+  description,
+  content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+});
+
 /** GET /media/{media_key}: the bytes of an upload, public (storefronts load them), immutable. */
 export const mediaServingRoutes: FastifyPluginAsyncTypebox<{ media: MediaService }> = async (app, { media }) => {
   app.get(
@@ -76,6 +81,13 @@ export const mediaServingRoutes: FastifyPluginAsyncTypebox<{ media: MediaService
         summary: 'An uploaded file (public; Range requests; cached for a year)',
         params: MediaParams,
         security: [],
+        response: {
+          200: MediaBytes('the file, with the content type it was stored as'),
+          206: MediaBytes('the requested byte range (single ranges only)'),
+          304: Type.Null({ description: 'not modified: If-None-Match named the current ETag' }),
+          404: { ...EnvelopeError, description: 'no such file' },
+          416: { ...EnvelopeError, description: 'the range starts past the end (Content-Range: bytes */size)' },
+        },
       },
     },
     async (request, reply) => {
@@ -94,7 +106,7 @@ export const mediaServingRoutes: FastifyPluginAsyncTypebox<{ media: MediaService
         .header('content-security-policy', "default-src 'none'; sandbox");
       if (request.headers['if-none-match'] === opened.etag) {
         opened.stream.destroy();
-        return reply.code(304).send();
+        return reply.code(304).send(null);
       }
       if (opened.range) {
         const { start, end } = opened.range;
@@ -103,7 +115,7 @@ export const mediaServingRoutes: FastifyPluginAsyncTypebox<{ media: MediaService
           .header('content-range', `bytes ${start}-${end}/${opened.size}`)
           .header('content-length', end - start + 1);
       } else reply.header('content-length', opened.size);
-      return reply.send(opened.stream);
+      return reply.send(opened.stream as unknown as string);
     },
   );
 };

@@ -137,8 +137,16 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Every product with all its attributes and `Status`, in product_code order, streamed in constant memory: NDJSON (`application/x-ndjson`, one JSON object per line, every value as stored) or CSV (`text/csv`, a header row, one column per attribute, lists and objects as JSON). The file imports back as it is (`vitrine import`, admin imports): an unchanged catalog reports every row `unchanged`; `Status: problem` reads as "let the quality checks decide". `status` keeps one status.',
         querystring: ExportQuery,
-        produces: ['application/x-ndjson', 'text/csv'],
-        response: { 200: Type.String({ description: 'NDJSON lines or CSV rows' }), ...standardErrors() },
+        response: {
+          200: {
+            description: 'the products, streamed',
+            content: {
+              'application/x-ndjson': { schema: Type.String({ description: 'one JSON object per line' }) },
+              'text/csv': { schema: Type.String({ description: 'a header row, then one row per product' }) },
+            },
+          },
+          ...standardErrors(),
+        },
       },
     },
     async (request, reply) => {

@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface ServedVitrine {
+  url: string;
+  process: ChildProcess;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** `vitrine serve` on a free port, as an operator starts it; resolves once it prints where it listens. */
+export async function startServe(databaseUrl: string, env: Record<string, string> = {}): Promise<ServedVitrine> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-serve-'));
+  const child = spawn(process.execPath, [path.resolve('bin/vitrine.js'), 'serve', '--port', '0'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, VITRINE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`vitrine serve did not start: ${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving the catalog API on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`vitrine serve exited (${code}): ${output}`));
+    });
+  });
+  return {
+    url,
+    process: child,
+    dataDir,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
