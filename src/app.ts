@@ -12,6 +12,7 @@ import { registerAdminAuth, registerTenantAuth } from './http/auth.js';
 import { errorEnvelope } from './http/envelope.js';
 import { registerComponents } from './http/components.js';
 import { openApiOptions } from './http/openapi.js';
+import { registerCors } from './http/cors.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { storesAdminRoutes } from './modules/stores/stores.admin.routes.js';
 import { searchAdminRoutes } from './modules/search/search.admin.routes.js';
@@ -79,6 +80,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     }
   });
 
+  registerCors(app, container.stores.cors, knownRoutes.allowedMethods);
   await app.register(mediaServingRoutes, { media: container.media });
 
   await app.register(
@@ -86,6 +88,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
       await registerTenantAuth(v1, {
         stores: container.stores,
         rateLimitPerMinute: config.rateLimitPerMinute,
+        publishableRateLimitPerMinute: config.publishableRateLimitPerMinute,
         redis: container.redis,
       });
       await v1.register(storesRoutes, { stores: container.stores });
@@ -108,7 +111,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     const adminToken = config.adminToken;
     await app.register(
       async (admin) => {
-        registerAdminAuth(admin, adminToken);
+        registerAdminAuth(admin, adminToken, container.stores);
         await admin.register(storesAdminRoutes, { stores: container.stores });
         await admin.register(searchAdminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer });
         await admin.register(recommendationsAdminRoutes, { recommendations: container.recommendations });

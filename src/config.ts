@@ -12,6 +12,8 @@ const ConfigSchema = Type.Object({
   redisUrl: Type.Optional(Type.String({ minLength: 1 })),
   adminToken: Type.Optional(Type.String({ minLength: 1 })),
   rateLimitPerMinute: Type.Integer({ minimum: 1 }),
+  /** Requests per minute of one shopper IP with one publishable key (VITRINE_PUBLISHABLE_RATE_LIMIT). */
+  publishableRateLimitPerMinute: Type.Integer({ minimum: 1 }),
   allowPrivateFetch: Type.Boolean(),
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   /** JSON bodies (CONTRACT §4: 10 MB). */
@@ -78,6 +80,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: env.REDIS_URL || undefined,
     adminToken: env.VITRINE_ADMIN_TOKEN || undefined,
     rateLimitPerMinute: parseInteger('VITRINE_RATE_LIMIT', env.VITRINE_RATE_LIMIT, 1200),
+    publishableRateLimitPerMinute: parseInteger(
+      'VITRINE_PUBLISHABLE_RATE_LIMIT',
+      env.VITRINE_PUBLISHABLE_RATE_LIMIT,
+      300,
+    ),
     allowPrivateFetch: parseBoolean('VITRINE_ALLOW_PRIVATE_FETCH', env.VITRINE_ALLOW_PRIVATE_FETCH, false),
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: MAX_JSON_BODY_BYTES,

@@ -176,17 +176,55 @@ store
     );
   });
 
+store
+  .command('cors')
+  .description('the browser origins allowed to call the API for a store (CORS); no option: show them')
+  .requiredOption('--store <uuid>', 'store uuid')
+  .option(
+    '--origin <origin>',
+    'an allowed origin such as https://shop.example, repeatable (replaces the list)',
+    collect,
+    [],
+  )
+  .option('--clear', 'allow no origin')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { store: string; origin: string[]; clear?: boolean; json?: boolean }) => {
+    const origins = await withContainer((c) =>
+      options.clear || options.origin.length > 0
+        ? c.stores.setAllowedOrigins(options.store, options.clear ? [] : options.origin)
+        : c.stores.allowedOrigins(options.store),
+    );
+    printResult(
+      !!options.json,
+      { store_uuid: options.store, allowed_origins: origins },
+      origins.length > 0 ? origins.map((origin) => `allowed: ${origin}`) : 'no browser origin is allowed',
+    );
+  });
+
 const token = program.command('token').description('API tokens');
 token
   .command('create')
-  .description('issue another token for a workspace')
+  .description('issue another token for a workspace, or a publishable key (--scope search) for storefronts')
   .requiredOption('--workspace <id>', 'workspace id')
+  .option(
+    '--scope <scope>',
+    'full: every endpoint of every store of the workspace; search: a publishable key for the shopper endpoints of --store',
+    'full',
+  )
+  .option('--store <uuid>', 'a store the publishable key works for, repeatable (--scope search)', collect, [])
   .option('--json', 'print one JSON object')
-  .action(async (options: { workspace: string; json?: boolean }) => {
-    const created = await withContainer((c) => c.stores.createToken(options.workspace));
+  .action(async (options: { workspace: string; scope: string; store: string[]; json?: boolean }) => {
+    const created = await withContainer((c) =>
+      c.stores.createToken(options.workspace, { scope: options.scope, storeIds: options.store }),
+    );
     printResult(!!options.json, created, [
       `token_id:  ${created.token_id}`,
       `api_token: ${created.api_token}`,
+      ...(created.scope === 'search'
+        ? [
+            `A publishable key for ${created.store_uuids!.join(', ')}: search, search by photo, similar, complementary, collections, store details only.`,
+          ]
+        : []),
       'The token is shown only once.',
     ]);
   });

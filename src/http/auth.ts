@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
-import { RateLimitedError, StoreNotFoundError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, RateLimitedError, StoreNotFoundError, UnauthorizedError } from '../errors.js';
 import type { StoresService } from '../modules/stores/stores.service.js';
 import { secretsEqual } from '../modules/stores/api-tokens.js';
 
@@ -19,7 +19,21 @@ export function presentedToken(request: FastifyRequest): string | undefined {
 export interface TenantAuthOptions {
   stores: StoresService;
   rateLimitPerMinute: number;
+  /** Per publishable key and shopper IP (VITRINE_PUBLISHABLE_RATE_LIMIT). */
+  publishableRateLimitPerMinute: number;
   redis?: Redis;
+}
+
+const SHOPPER_ENDPOINTS = 'text search, search by photo, similar, complementary, collections and store details';
+
+/** A publishable key calls only shopper endpoints (routes with `config.shopper`) of the stores it names. */
+function checkPublishableKey(request: FastifyRequest) {
+  const auth = request.auth!;
+  if (!request.routeOptions.config.shopper)
+    throw new ForbiddenError(`a publishable key can only call the shopper endpoints (${SHOPPER_ENDPOINTS})`);
+  const storeUuid = (request.query as { store_uuid?: unknown }).store_uuid;
+  if (typeof storeUuid === 'string' && !auth.storeIds?.includes(storeUuid))
+    throw new ForbiddenError('this publishable key does not work for that store');
 }
 
 /**
@@ -48,12 +62,19 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
   await app.register(fastifyRateLimit, {
     global: false,
     enableDraftSpec: true,
-    max: options.rateLimitPerMinute,
+    // A publishable key is shared by every shopper of a storefront: each shopper IP gets its own budget.
+    max: (request) =>
+      request.auth?.scope === 'search' ? options.publishableRateLimitPerMinute : options.rateLimitPerMinute,
     timeWindow: 60_000,
     nameSpace: 'vitrine-rl:',
     skipOnError: false,
     ...(options.redis ? { redis: options.redis } : {}),
-    keyGenerator: (request) => (request.auth ? `token:${request.auth.tokenId}` : `ip:${request.ip}`),
+    keyGenerator: (request) =>
+      !request.auth
+        ? `ip:${request.ip}`
+        : request.auth.scope === 'search'
+          ? `key:${request.auth.tokenId}:${request.ip}`
+          : `token:${request.auth.tokenId}`,
     errorResponseBuilder: (_request, context) =>
       new RateLimitedError(
         `rate limit of ${context.max} requests per minute exceeded, retry in ${context.after}`,
@@ -64,6 +85,7 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
 
   app.addHook('onRequest', async (request) => {
     if (!request.auth) throw new UnauthorizedError('invalid or missing token');
+    if (request.auth.scope === 'search') checkPublishableKey(request);
   });
 
   app.addHook('preHandler', async (request) => {
@@ -78,10 +100,16 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
   });
 }
 
-/** The operator API's guard: Bearer VITRINE_ADMIN_TOKEN, compared in constant time. */
-export function registerAdminAuth(app: FastifyInstance, adminToken: string) {
+/**
+ * The operator API's guard: Bearer VITRINE_ADMIN_TOKEN, compared in constant time. A publishable key
+ * is told it is not allowed here (403); any other credential is not the admin token (401).
+ */
+export function registerAdminAuth(app: FastifyInstance, adminToken: string, stores: StoresService) {
   app.addHook('onRequest', async (request) => {
     const token = presentedToken(request);
-    if (!token || !secretsEqual(token, adminToken)) throw new UnauthorizedError('invalid or missing admin token');
+    if (token && secretsEqual(token, adminToken)) return;
+    if (token && (await stores.authenticate(token))?.scope === 'search')
+      throw new ForbiddenError('a publishable key cannot call the operator API');
+    throw new UnauthorizedError('invalid or missing admin token');
   });
 }

@@ -10,6 +10,7 @@ import { visualMigration } from './migrations/0007-visual.js';
 import * as moduleBoundaries from './migrations/0008-module-boundaries.js';
 import { vocabularyMigration } from './migrations/0009-vocabulary.js';
 import * as media from './migrations/0010-media.js';
+import * as storefront from './migrations/0011-storefront.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -25,6 +26,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0008-module-boundaries': moduleBoundaries,
     '0009-vocabulary': vocabularyMigration(dialect),
     '0010-media': media,
+    '0011-storefront': storefront,
   };
 }
 

@@ -17,6 +17,8 @@ export interface StoresTable {
   default_channel: string;
   taxonomy: string;
   linked_store_id: string | null;
+  /** Browser origins allowed to call the API for this store (CORS), as a JSON array. */
+  allowed_origins: Generated<string>;
   /** The store's mapping profile as JSON; null once an operator removed it. */
   mapping_profile: string | null;
   /** Last sequence number handed out by the store's change log (see changes/change-feed.ts). */
@@ -36,6 +38,10 @@ export interface ApiTokensTable {
   token_hash: string;
   created_at: string;
   revoked_at: string | null;
+  /** 'full' (a workspace token) or 'search' (a publishable key for shopper endpoints). */
+  scope: Generated<string>;
+  /** A publishable key's stores, as a JSON array; null for a workspace token. */
+  store_ids: string | null;
 }
 
 export interface ProductsTable {

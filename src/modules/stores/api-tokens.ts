@@ -5,6 +5,15 @@ export function generateApiToken(): string {
   return `vt_${randomBytes(32).toString('base64url')}`;
 }
 
+/** A publishable key (scope search): the same strength, told apart at a glance by `vt_pk_`. */
+export function generatePublishableKey(): string {
+  return `vt_pk_${randomBytes(32).toString('base64url')}`;
+}
+
+/** What a token may do: everything in its workspace, or only the shopper endpoints of some stores. */
+export const TOKEN_SCOPES = ['full', 'search'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
 /** SHA-256 suffices: tokens carry 256 bits of entropy, so there is nothing to brute-force. */
 export function hashApiToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');

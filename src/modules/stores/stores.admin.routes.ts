@@ -5,6 +5,7 @@ import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { StoresService } from './stores.service.js';
 import {
+  AllowedOriginsSchema,
   CreatedStoreSchema,
   CreatedTokenSchema,
   CreateStoreBody,
@@ -103,12 +104,17 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
       schema: {
         operationId: 'adminCreateToken',
         tags,
-        summary: 'Issue another token for a workspace',
+        summary: 'Issue another token for a workspace, or a publishable search key for some of its stores',
         body: CreateTokenBody,
         response: { 201: Envelope(CreatedTokenSchema), ...standardErrors() },
       },
     },
-    async (request, reply) => reply.code(201).send(ok(request, await stores.createToken(request.body.workspace_id))),
+    async (request, reply) => {
+      const { workspace_id, scope, store_uuids } = request.body;
+      return reply
+        .code(201)
+        .send(ok(request, await stores.createToken(workspace_id, { scope, storeIds: store_uuids })));
+    },
   );
 
   app.delete(
@@ -169,5 +175,39 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
       await stores.removeMappingProfile(request.params.store_uuid);
       return ok(request, { removed: true });
     },
+  );
+
+  app.get(
+    '/stores/:store_uuid/cors',
+    {
+      schema: {
+        operationId: 'adminGetAllowedOrigins',
+        tags,
+        summary: 'The browser origins allowed to call the API for a store (CORS)',
+        params: StoreUuidParams,
+        response: { 200: Envelope(AllowedOriginsSchema), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, { allowed_origins: await stores.allowedOrigins(request.params.store_uuid) }),
+  );
+
+  app.put(
+    '/stores/:store_uuid/cors',
+    {
+      schema: {
+        operationId: 'adminSetAllowedOrigins',
+        tags,
+        summary: 'Replace the browser origins allowed to call the API for a store (CORS)',
+        description:
+          'Preflights (OPTIONS) from these origins are answered with Access-Control-Allow-Origin, and so are the answers to their requests; any other origin gets nothing reflected (a preflight: 403). Other processes apply a change within 30 s.',
+        params: StoreUuidParams,
+        body: AllowedOriginsSchema,
+        response: { 200: Envelope(AllowedOriginsSchema), ...standardErrors() },
+      },
+    },
+    async (request) =>
+      ok(request, {
+        allowed_origins: await stores.setAllowedOrigins(request.params.store_uuid, request.body.allowed_origins),
+      }),
   );
 };

@@ -56,7 +56,14 @@ export async function updateMappingProfile(db: Db, storeId: string, profile: str
 
 export async function insertToken(
   db: Db,
-  row: { id: string; workspace_id: string; token_hash: string; created_at: string },
+  row: {
+    id: string;
+    workspace_id: string;
+    token_hash: string;
+    created_at: string;
+    scope: string;
+    store_ids: string | null;
+  },
 ) {
   await db
     .insertInto('api_tokens')
@@ -67,7 +74,7 @@ export async function insertToken(
 export function findActiveTokenByHash(db: Db, tokenHash: string) {
   return db
     .selectFrom('api_tokens')
-    .select(['id', 'workspace_id', 'token_hash'])
+    .select(['id', 'workspace_id', 'token_hash', 'scope', 'store_ids'])
     .where('token_hash', '=', tokenHash)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
@@ -85,6 +92,8 @@ const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) =>
       't.id as token_id',
       't.workspace_id as token_workspace_id',
       't.token_hash',
+      't.scope as token_scope',
+      't.store_ids as token_store_ids',
       's.id',
       's.workspace_id',
       's.name',
@@ -121,6 +130,19 @@ export async function revokeToken(db: Db, tokenId: string, at: string) {
 
 export function findToken(db: Db, tokenId: string) {
   return db.selectFrom('api_tokens').select(['id', 'revoked_at']).where('id', '=', tokenId).executeTakeFirst();
+}
+
+export async function findAllowedOrigins(db: Db, storeId: string): Promise<string[] | undefined> {
+  const row = await db.selectFrom('stores').select('allowed_origins').where('id', '=', storeId).executeTakeFirst();
+  return row ? (JSON.parse(row.allowed_origins) as string[]) : undefined;
+}
+
+export async function setAllowedOrigins(db: Db, storeId: string, origins: string[]) {
+  await db
+    .updateTable('stores')
+    .set({ allowed_origins: JSON.stringify(origins) })
+    .where('id', '=', storeId)
+    .execute();
 }
 
 /** Every store's change sequence: what background index builders poll. */

@@ -60,7 +60,21 @@ export const WorkspaceSchema = component(
   }),
 );
 export const CreateTokenBody = Type.Object(
-  { workspace_id: Type.String({ minLength: 1 }) },
+  {
+    workspace_id: Type.String({ minLength: 1 }),
+    scope: Type.Optional(
+      Type.Union([Type.Literal('full'), Type.Literal('search')], {
+        description:
+          'full (default): a workspace token for every endpoint of every store of the workspace; search: a publishable key (vt_pk_…) for the shopper endpoints (text search, search by photo, similar, complementary, collections, store details) of store_uuids only, safe in browser code',
+      }),
+    ),
+    store_uuids: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description: 'the stores of the workspace a publishable key works for (scope search only)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const CreatedTokenSchema = component(
@@ -68,7 +82,24 @@ export const CreatedTokenSchema = component(
   Type.Object({
     token_id: Type.String(),
     api_token: Type.String({ description: 'shown once' }),
+    scope: Type.Union([Type.Literal('full'), Type.Literal('search')]),
+    store_uuids: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: "a publishable key's stores; null for a workspace token",
+    }),
   }),
+);
+export const AllowedOriginsSchema = component(
+  'AllowedOrigins',
+  Type.Object(
+    {
+      allowed_origins: Type.Array(Type.String({ maxLength: 300 }), {
+        maxItems: 100,
+        description:
+          'browser origins (scheme://host[:port], no path) allowed to call /v1 for the store (CORS); [] allows none',
+      }),
+    },
+    { additionalProperties: false },
+  ),
 );
 export const RevokedTokenSchema = Type.Object({ token_id: Type.String(), revoked: Type.Boolean() });
 export const TokenIdParams = Type.Object({ token_id: Type.String() });

@@ -4,8 +4,17 @@ import { inTransaction } from '../../storage/transactions.js';
 import { InvalidInputError, NotFoundError, StoreNotFoundError } from '../../errors.js';
 import { isUniqueViolation } from '../../storage/sql-errors.js';
 import { defaultMappingProfile, parseMappingProfile, type MappingProfile } from '../products/mapping-profile.js';
-import { generateApiToken, hashApiToken, hashesEqual, looksLikeApiToken } from './api-tokens.js';
+import {
+  generateApiToken,
+  generatePublishableKey,
+  hashApiToken,
+  hashesEqual,
+  looksLikeApiToken,
+  TOKEN_SCOPES,
+  type TokenScope,
+} from './api-tokens.js';
 import * as repo from './stores.repository.js';
+import { CorsPolicy } from './cors-policy.js';
 import { storeFromRow, type Store, type StoreDetails } from './store.js';
 
 export interface CreateStoreInput {
@@ -26,11 +35,29 @@ export interface CreatedStore {
 export interface CreatedToken {
   token_id: string;
   api_token: string;
+  scope: TokenScope;
+  /** The stores a publishable key works for; null for a workspace token (every store). */
+  store_uuids: string[] | null;
 }
 export interface AuthContext {
   workspaceId: string;
   tokenId: string;
+  scope: TokenScope;
+  /** A publishable key's stores; null: every store of the workspace. */
+  storeIds: string[] | null;
 }
+
+function authContext(row: { workspace_id: string; id: string; scope: string; store_ids: string | null }): AuthContext {
+  return {
+    workspaceId: row.workspace_id,
+    tokenId: row.id,
+    scope: row.scope === 'search' ? 'search' : 'full',
+    storeIds: row.store_ids === null ? null : (JSON.parse(row.store_ids) as string[]),
+  };
+}
+
+/** A browser origin as browsers send it: scheme, host and port, nothing else. */
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/;
 
 /** Counts distinct parent codes with asset links per channel; the assets module provides it. */
 export type ChannelUsage = (store: Store) => Promise<Record<string, number>>;
@@ -75,8 +102,12 @@ function checkStoreInput(input: CreateStoreInput) {
 /** Workspaces, stores and API tokens: what the operator creates (CLI and /admin/v1) and /v1 reads. */
 export class StoresService {
   #channelUsage: ChannelUsage | undefined;
+  /** The browser origins each store allows, cached for the CORS hooks. */
+  readonly cors: CorsPolicy;
 
-  constructor(private readonly storage: StorageHandle) {}
+  constructor(private readonly storage: StorageHandle) {
+    this.cors = new CorsPolicy(storage.db);
+  }
 
   /** Lets the assets module fill `channels` in store details without this module knowing about assets. */
   setChannelUsage(usage: ChannelUsage) {
@@ -116,6 +147,8 @@ export class StoresService {
           workspace_id: workspace.id,
           token_hash: hashApiToken(token),
           created_at: now,
+          scope: 'full',
+          store_ids: null,
         });
         return { workspace_id: workspace.id, store_uuid: storeId, api_token: token };
       });
@@ -153,19 +186,65 @@ export class StoresService {
     return { workspace_id: row.id, name: row.name, created: true };
   }
 
-  async createToken(workspaceId: string): Promise<CreatedToken> {
+  /**
+   * A workspace token (scope full), or a publishable key (scope search) for the shopper endpoints of
+   * the named stores of that workspace: safe to ship in a storefront's browser code.
+   */
+  async createToken(workspaceId: string, options: { scope?: string; storeIds?: string[] } = {}): Promise<CreatedToken> {
     if (!workspaceId || !(await repo.findWorkspaceById(this.storage.db, workspaceId))) {
       throw new NotFoundError(`workspace ${workspaceId} not found`, 'workspace');
     }
-    const token = generateApiToken();
+    const scope = (options.scope ?? 'full') as TokenScope;
+    if (!TOKEN_SCOPES.includes(scope))
+      throw new InvalidInputError(`scope must be one of ${TOKEN_SCOPES.join(', ')}`, 'scope');
+    const storeIds = [...new Set(options.storeIds ?? [])];
+    if (scope === 'full' && storeIds.length > 0)
+      throw new InvalidInputError('stores are named only for a publishable key (scope search)', 'store_uuids');
+    if (scope === 'search') {
+      if (storeIds.length === 0)
+        throw new InvalidInputError('a publishable key (scope search) names at least one store', 'store_uuids');
+      for (const storeId of storeIds) {
+        if (!(await repo.findStoreInWorkspace(this.storage.db, workspaceId, storeId)))
+          throw new NotFoundError(`store ${storeId} not found in workspace ${workspaceId}`, 'store_uuids');
+      }
+    }
+    const token = scope === 'search' ? generatePublishableKey() : generateApiToken();
     const id = randomUUID();
     await repo.insertToken(this.storage.db, {
       id,
       workspace_id: workspaceId,
       token_hash: hashApiToken(token),
       created_at: new Date().toISOString(),
+      scope,
+      store_ids: scope === 'search' ? JSON.stringify(storeIds) : null,
     });
-    return { token_id: id, api_token: token };
+    return { token_id: id, api_token: token, scope, store_uuids: scope === 'search' ? storeIds : null };
+  }
+
+  /** The browser origins a store allows (CORS). */
+  async allowedOrigins(storeUuid: string): Promise<string[]> {
+    const origins = await repo.findAllowedOrigins(this.storage.db, storeUuid);
+    if (!origins) throw new StoreNotFoundError();
+    return origins;
+  }
+
+  /** Replaces a store's allowed origins: `https://shop.example` or `http://localhost:3000`, no path. */
+  async setAllowedOrigins(storeUuid: string, origins: unknown): Promise<string[]> {
+    if (!Array.isArray(origins) || origins.some((origin) => typeof origin !== 'string'))
+      throw new InvalidInputError('allowed_origins must be an array of origins', 'allowed_origins');
+    const normalised = [
+      ...new Set((origins as string[]).map((origin) => origin.trim().toLowerCase().replace(/\/$/, ''))),
+    ];
+    const bad = normalised.find((origin) => !ORIGIN.test(origin));
+    if (bad !== undefined)
+      throw new InvalidInputError(
+        `allowed_origins: ${JSON.stringify(bad)} is not an origin (scheme://host[:port], no path)`,
+        'allowed_origins',
+      );
+    await this.getStore(storeUuid);
+    await repo.setAllowedOrigins(this.storage.db, storeUuid, normalised);
+    this.cors.forget(storeUuid);
+    return normalised;
   }
 
   async revokeToken(tokenId: string): Promise<{ token_id: string; revoked: true }> {
@@ -181,7 +260,7 @@ export class StoresService {
     const hash = hashApiToken(token);
     const row = await repo.findActiveTokenByHash(this.storage.db, hash);
     if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
-    return { workspaceId: row.workspace_id, tokenId: row.id };
+    return authContext(row);
   }
 
   /**
@@ -200,7 +279,12 @@ export class StoresService {
     const hash = hashApiToken(token);
     const row = await repo.findActiveTokenWithStore(this.storage, hash, storeUuid);
     if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
-    const auth = { workspaceId: row.token_workspace_id, tokenId: row.token_id };
+    const auth = authContext({
+      workspace_id: row.token_workspace_id,
+      id: row.token_id,
+      scope: row.token_scope,
+      store_ids: row.token_store_ids,
+    });
     if (row.id === null) return { auth, store: null };
     return { auth, store: storeFromRow(row as Parameters<typeof storeFromRow>[0]) };
   }

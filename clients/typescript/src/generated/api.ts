@@ -92,6 +92,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/stores/{store_uuid}/cors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The browser origins allowed to call the API for a store (CORS) */
+        get: operations["adminGetAllowedOrigins"];
+        /**
+         * Replace the browser origins allowed to call the API for a store (CORS)
+         * @description Preflights (OPTIONS) from these origins are answered with Access-Control-Allow-Origin, and so are the answers to their requests; any other origin gets nothing reflected (a preflight: 403). Other processes apply a change within 30 s.
+         */
+        put: operations["adminSetAllowedOrigins"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/stores/{store_uuid}/images": {
         parameters: {
             query?: never;
@@ -233,7 +254,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue another token for a workspace */
+        /** Issue another token for a workspace, or a publishable search key for some of its stores */
         post: operations["adminCreateToken"];
         delete?: never;
         options?: never;
@@ -598,6 +619,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AllowedOrigins: {
+            /** @description browser origins (scheme://host[:port], no path) allowed to call /v1 for the store (CORS); [] allows none */
+            allowed_origins: string[];
+        };
         /** @description assets to delete with all their links */
         AssetDeleteInput: {
             /** @description array of asset id strings */
@@ -795,6 +820,9 @@ export interface components {
         CreatedToken: {
             /** @description shown once */
             api_token: string;
+            scope: "full" | "search";
+            /** @description a publishable key's stores; null for a workspace token */
+            store_uuids: string[] | null;
             token_id: string;
         };
         DeleteProductsResponse: {
@@ -1723,6 +1751,80 @@ export interface operations {
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
     };
+    adminGetAllowedOrigins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AllowedOrigins"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminSetAllowedOrigins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AllowedOrigins"];
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AllowedOrigins"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
     adminGetImageStatus: {
         parameters: {
             query?: {
@@ -2294,6 +2396,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description full (default): a workspace token for every endpoint of every store of the workspace; search: a publishable key (vt_pk_…) for the shopper endpoints (text search, search by photo, similar, complementary, collections, store details) of store_uuids only, safe in browser code */
+                    scope?: "full" | "search";
+                    /** @description the stores of the workspace a publishable key works for (scope search only) */
+                    store_uuids?: string[];
                     workspace_id: string;
                 };
             };

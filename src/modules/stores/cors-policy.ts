@@ -1,0 +1,33 @@
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../../storage/database.js';
+import { findAllowedOrigins } from './stores.repository.js';
+
+/**
+ * Which browser origins may call the API for a store. Read on browser requests only (they carry an
+ * Origin header), cached briefly so that a storefront's traffic costs no query per request; a change
+ * made through this process applies at once, one made through another process within `ttlMs`.
+ */
+export class CorsPolicy {
+  readonly #cache: LRUCache<string, string[]>;
+
+  constructor(
+    private readonly db: Db,
+    ttlMs = 30_000,
+  ) {
+    this.#cache = new LRUCache({ max: 10_000, ttl: ttlMs });
+  }
+
+  async allows(storeUuid: string | undefined, origin: string): Promise<boolean> {
+    if (!storeUuid || storeUuid.length > 64) return false;
+    let origins = this.#cache.get(storeUuid);
+    if (!origins) {
+      origins = (await findAllowedOrigins(this.db, storeUuid)) ?? [];
+      this.#cache.set(storeUuid, origins);
+    }
+    return origins.includes(origin.toLowerCase());
+  }
+
+  forget(storeUuid: string) {
+    this.#cache.delete(storeUuid);
+  }
+}
