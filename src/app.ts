@@ -80,7 +80,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     }
   });
 
-  registerCors(app, container.stores.cors, knownRoutes.allowedMethods);
+  registerCors(app, container.stores.cors, (path) => knownRoutes.allowedMethods(path));
   await app.register(mediaServingRoutes, { media: container.media });
 
   await app.register(

@@ -72,7 +72,7 @@ describeEachDialect(
         ['GET', '/admin/v1/stores'],
       ];
       for (const [method, url, payload] of refused) {
-        const res = await request({ method: method as 'GET', url, token: key, ...(payload ? { payload } : {}) });
+        const res = await request({ method: method, url, token: key, ...(payload ? { payload } : {}) });
         assert.equal(res.statusCode, 403, `${method} ${url}: ${res.body}`);
         const body = res.json();
         assert.equal(body.status.code, -1);
