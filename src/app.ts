@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import fastifyCompress from '@fastify/compress';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -13,6 +14,7 @@ import { errorEnvelope } from './http/envelope.js';
 import { registerComponents } from './http/components.js';
 import { openApiOptions } from './http/openapi.js';
 import { registerCors } from './http/cors.js';
+import { registerCaching } from './http/caching.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { storesAdminRoutes } from './modules/stores/stores.admin.routes.js';
 import { searchAdminRoutes } from './modules/search/search.admin.routes.js';
@@ -66,6 +68,14 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   registerErrorHandling(app, knownRoutes);
 
   registerComponents(app);
+  registerCaching(app);
+  // Answers over 1 KB, when Accept-Encoding allows; unknown codings get the identity encoding.
+  await app.register(fastifyCompress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip', 'deflate'],
+    customTypes: /^(text\/|application\/(json|x-ndjson|javascript)|image\/svg\+xml)/,
+  });
   await app.register(fastifySwagger, openApiOptions());
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
