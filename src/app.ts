@@ -4,17 +4,16 @@ import fastifyCompress from '@fastify/compress';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
 import type { Container } from './container.js';
 import './http/types.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { trackKnownRoutes } from './http/known-routes.js';
 import { registerAdminAuth, registerTenantAuth } from './http/auth.js';
-import { errorEnvelope } from './http/envelope.js';
 import { registerComponents } from './http/components.js';
 import { openApiOptions } from './http/openapi.js';
 import { registerCors } from './http/cors.js';
 import { registerCaching } from './http/caching.js';
+import { registerOperations } from './http/operations.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { storesAdminRoutes } from './modules/stores/stores.admin.routes.js';
 import { searchAdminRoutes } from './modules/search/search.admin.routes.js';
@@ -80,16 +79,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
-    try {
-      await sql`select 1`.execute(container.storage.db);
-      return { status: 'ok', database: container.storage.dialect.name };
-    } catch {
-      return reply.code(503).send(errorEnvelope(request.id, 'database unreachable'));
-    }
-  });
-
+  registerOperations(app, container);
   registerCors(app, container.stores.cors, (path) => knownRoutes.allowedMethods(path));
   await app.register(mediaServingRoutes, { media: container.media });
 

@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
 import { SeqCache } from './storage/seq-cache.js';
 import { ChangeFeed } from './jobs/change-feed.js';
-import { WorkerRegistry, type WorkerErrorLog } from './jobs/workers.js';
+import { WorkerRegistry, type JobLog, type WorkerErrorLog } from './jobs/workers.js';
 import { StoresService } from './modules/stores/stores.service.js';
 import { ProductsService } from './modules/products/products.service.js';
 import { ProductQueries } from './modules/products/product-queries.js';
@@ -61,6 +61,8 @@ export interface ContainerOptions {
   storage?: StorageHandle;
   /** Where background workers report failures (the server's logger); silent by default. */
   onWorkerError?: WorkerErrorLog;
+  /** Where background jobs log their start, finish (with counts) and failure; silent by default. */
+  jobLog?: JobLog;
 }
 
 export function createRedis(url: string): Redis {
@@ -116,6 +118,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     stores,
     { dataDir: config.dataDir, allowPrivateFetch: config.allowPrivateFetch },
     onError,
+    options.jobLog,
   );
   const modelPath = config.imageModelPath ?? DEFAULT_MODEL_PATH;
   // Two vision threads: queries never wait behind a batch of catalogue images being embedded.
@@ -128,6 +131,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     allowPrivateFetch: config.allowPrivateFetch,
     localImage: (url) => media.localImage(url),
     onError: (error) => onError?.('visual.embed', error),
+    log: options.jobLog,
   });
   const visualIndexes = new VisualIndexes(storage, changes, productsRead, imageCatalog, queryVision, {
     indexBytes: config.visualIndexBytes,

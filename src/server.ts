@@ -23,7 +23,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const log = pino({ level: config.logLevel });
   const onWorkerError = (worker: string, err: unknown) => log.error({ err, worker }, 'background work failed');
-  const container = createContainer(config, { onWorkerError });
+  const container = createContainer(config, { onWorkerError, jobLog: log });
   await migrateToLatest(container.storage);
   const app = await buildApp(container);
   // Listen first: a port in use fails here, before anything claims the service is up.
@@ -61,7 +61,7 @@ export async function startWorker(
 ): Promise<Container> {
   const log = pino({ level: config.logLevel });
   const onWorkerError = (worker: string, err: unknown) => log.error({ err, worker }, 'background work failed');
-  const container = createContainer(config, { onWorkerError });
+  const container = createContainer(config, { onWorkerError, jobLog: log });
   await migrateToLatest(container.storage);
   print(`Vitrine worker: ${container.workers.names('worker').join(', ')} (database ${container.storage.description})`);
   await container.workers.start('worker', [], onWorkerError);

@@ -3,20 +3,24 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createContainer, type Container } from '../container.js';
-import { migrateToLatest } from '../storage/migrate.js';
-import { startServer, startWorker } from '../server.js';
+import { Command, CommanderError, Help, InvalidArgumentError } from 'commander';
+// Only what every command needs is loaded up front: each command imports the modules it uses when it
+// runs, so `vitrine --help`, `--version` and the store and token commands start in a blink.
+import type { Config } from '../config.js';
+import type { Container } from '../container.js';
+import type { StoresService } from '../modules/stores/stores.service.js';
+import type { ImportMode, ImportSummary } from '../modules/imports/catalog-import.js';
+import type { ImageFolderSummary } from '../modules/media/image-folder.js';
+import type { ExportFormat } from '../modules/products/product-export.js';
 import { AppError } from '../errors.js';
+import { VERSION } from '../version.js';
 import { createProgress, fail, printResult } from './output.js';
-import { importCatalog, type ImportMode, type ImportSummary } from '../modules/imports/catalog-import.js';
-import { parseImportMode } from '../modules/imports/imports.service.js';
-import { importImageFolder, type ImageFolderSummary } from '../modules/media/image-folder.js';
-import { mediaBaseUrl } from '../modules/media/media.service.js';
-import { EXPORT_FORMATS, type ExportFormat } from '../modules/products/product-export.js';
 import { PRODUCT_STATUSES } from '../catalog/statuses.js';
 import { formatOf, parseEncoding } from '../catalog/import-formats.js';
+
+async function loadConfig(...args: Parameters<typeof import('../config.js').loadConfig>): Promise<Config> {
+  return (await import('../config.js')).loadConfig(...args);
+}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -37,7 +41,11 @@ function parsePort(value: string): number {
 
 /** Runs one operator command against DATABASE_URL (schema brought up to date first), then closes. */
 async function withContainer<T>(work: (container: Container) => Promise<T>): Promise<T> {
-  const container = createContainer(loadConfig(process.env, { logLevel: 'silent' }));
+  const [{ createContainer }, { migrateToLatest }] = await Promise.all([
+    import('../container.js'),
+    import('../storage/migrate.js'),
+  ]);
+  const container = createContainer(await loadConfig(process.env, { logLevel: 'silent' }));
   try {
     await migrateToLatest(container.storage);
     return await work(container);
@@ -46,8 +54,33 @@ async function withContainer<T>(work: (container: Container) => Promise<T>): Pro
   }
 }
 
+/** The store and token commands: the database and the stores module only (no search, images or server). */
+async function withStores<T>(work: (stores: StoresService) => Promise<T>): Promise<T> {
+  const [{ openDatabase }, { migrateToLatest }, { StoresService }, { channelUsage }] = await Promise.all([
+    import('../storage/database.js'),
+    import('../storage/migrate.js'),
+    import('../modules/stores/stores.service.js'),
+    import('../modules/assets/assets.repository.js'),
+  ]);
+  const storage = openDatabase((await loadConfig(process.env, { logLevel: 'silent' })).databaseUrl);
+  try {
+    await migrateToLatest(storage);
+    const stores = new StoresService(storage);
+    stores.setChannelUsage((store) => channelUsage(storage.db, store.id));
+    return await work(stores);
+  } finally {
+    await storage.close();
+  }
+}
+
 const program = new Command('vitrine')
   .description('Vitrine: catalog management for fashion stores')
+  .version(VERSION, '-V, --version', 'print the version')
+  // Subcommands inherit this: options an operator must give say so in --help.
+  .configureHelp({
+    optionDescription: (option) =>
+      option.mandatory ? `(required) ${option.description}` : new Help().optionDescription(option),
+  })
   .showHelpAfterError(false)
   .exitOverride()
   .configureOutput({
@@ -61,10 +94,11 @@ program
   .option('--host <host>', 'bind address (default HOST or 127.0.0.1)')
   .option('--no-worker', 'do not fetch and embed catalogue images in this process (run `vitrine worker` instead)')
   .action(async (options: { port?: number; host?: string; worker: boolean }) => {
-    const config = loadConfig(process.env, {
+    const config = await loadConfig(process.env, {
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.host ? { host: options.host } : {}),
     });
+    const { startServer } = await import('../server.js');
     await startServer(config, undefined, { worker: options.worker });
   });
 
@@ -74,7 +108,8 @@ program
     'fetch and embed catalogue images (and run queued imports) without serving the API; run as many as you like against one PostgreSQL database',
   )
   .action(async () => {
-    await startWorker(loadConfig(process.env));
+    const { startWorker } = await import('../server.js');
+    await startWorker(await loadConfig(process.env));
   });
 
 const images = program.command('images').description('the image pipeline of search by photo');
@@ -106,8 +141,8 @@ program
   .description('create or update the database schema')
   .option('--json', 'print one JSON object')
   .action(async (options: { json?: boolean }) => {
-    const applied = await withContainer(async () => []);
-    const config = loadConfig();
+    const applied = await withStores(async () => []);
+    const config = await loadConfig();
     printResult(
       !!options.json,
       { migrated: true, applied },
@@ -138,8 +173,8 @@ store
       linkedStore?: string;
       json?: boolean;
     }) => {
-      const created = await withContainer((c) =>
-        c.stores.createStore({
+      const created = await withStores((stores) =>
+        stores.createStore({
           workspaceName: options.workspaceName,
           name: options.name,
           website: options.website,
@@ -163,7 +198,7 @@ store
   .description('list every store')
   .option('--json', 'print one JSON object')
   .action(async (options: { json?: boolean }) => {
-    const stores = await withContainer((c) => c.stores.listStores());
+    const stores = await withStores((stores) => stores.listStores());
     printResult(
       !!options.json,
       { stores },
@@ -189,10 +224,10 @@ store
   .option('--clear', 'allow no origin')
   .option('--json', 'print one JSON object')
   .action(async (options: { store: string; origin: string[]; clear?: boolean; json?: boolean }) => {
-    const origins = await withContainer((c) =>
+    const origins = await withStores((stores) =>
       options.clear || options.origin.length > 0
-        ? c.stores.setAllowedOrigins(options.store, options.clear ? [] : options.origin)
-        : c.stores.allowedOrigins(options.store),
+        ? stores.setAllowedOrigins(options.store, options.clear ? [] : options.origin)
+        : stores.allowedOrigins(options.store),
     );
     printResult(
       !!options.json,
@@ -214,8 +249,8 @@ token
   .option('--store <uuid>', 'a store the publishable key works for, repeatable (--scope search)', collect, [])
   .option('--json', 'print one JSON object')
   .action(async (options: { workspace: string; scope: string; store: string[]; json?: boolean }) => {
-    const created = await withContainer((c) =>
-      c.stores.createToken(options.workspace, { scope: options.scope, storeIds: options.store }),
+    const created = await withStores((stores) =>
+      stores.createToken(options.workspace, { scope: options.scope, storeIds: options.store }),
     );
     printResult(!!options.json, created, [
       `token_id:  ${created.token_id}`,
@@ -234,7 +269,7 @@ token
   .argument('<token_id>', 'the token id printed by token create')
   .option('--json', 'print one JSON object')
   .action(async (tokenId: string, options: { json?: boolean }) => {
-    const revoked = await withContainer((c) => c.stores.revokeToken(tokenId));
+    const revoked = await withStores((stores) => stores.revokeToken(tokenId));
     printResult(!!options.json, revoked, `token ${tokenId} revoked`);
   });
 
@@ -293,7 +328,8 @@ function listenAddress(config: Config): string {
 }
 
 /** The base of media URLs the CLI writes: VITRINE_PUBLIC_URL, else the address `vitrine serve` listens on. */
-function cliMediaBase(config: Config): string {
+async function cliMediaBase(config: Config): Promise<string> {
+  const { mediaBaseUrl } = await import('../modules/media/media.service.js');
   return mediaBaseUrl(config.publicUrl ?? listenAddress(config));
 }
 
@@ -370,7 +406,7 @@ program
       let mode: ImportMode = 'replace';
       try {
         encoding = parseEncoding(options.encoding, '--encoding');
-        mode = parseImportMode(options.mode);
+        mode = (await import('../modules/imports/imports.service.js')).parseImportMode(options.mode);
       } catch (error) {
         fail((error as Error).message.replace(/^mode /, '--mode '));
       }
@@ -379,6 +415,10 @@ program
       const dryRun = options.dryRun === true;
       const rejects = options.rejects ? fs.createWriteStream(options.rejects) : undefined;
       const progress = createProgress();
+      const [{ importCatalog }, { importImageFolder }] = await Promise.all([
+        import('../modules/imports/catalog-import.js'),
+        import('../modules/media/image-folder.js'),
+      ]);
       try {
         const result = await withContainer(async (c) => {
           const store = await c.stores.getStore(options.store);
@@ -402,7 +442,7 @@ program
                 productsRead: c.productsRead,
                 store,
                 dir: options.images,
-                baseUrl: cliMediaBase(c.config),
+                baseUrl: await cliMediaBase(c.config),
                 dryRun,
                 onProgress: (done, total) => uploads.update(done, done, total),
               })
@@ -433,6 +473,7 @@ program
   .option('--status <status>', 'only products with this status')
   .option('--json', 'print a summary as one JSON object')
   .action(async (file: string, options: { store: string; format?: string; status?: string; json?: boolean }) => {
+    const { EXPORT_FORMATS } = await import('../modules/products/product-export.js');
     const format = (options.format ?? (file.toLowerCase().endsWith('.csv') ? 'csv' : 'ndjson')) as ExportFormat;
     if (!EXPORT_FORMATS.includes(format)) fail(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
     if (options.status !== undefined && !(PRODUCT_STATUSES as readonly string[]).includes(options.status))
@@ -478,6 +519,10 @@ program
   .action(async (options: { json?: boolean }) => {
     const catalog = path.join(DEMO_DIR, 'catalog.csv');
     if (!fs.existsSync(catalog)) fail(`the demo catalog is missing (${catalog})`);
+    const [{ importCatalog }, { importImageFolder }] = await Promise.all([
+      import('../modules/imports/catalog-import.js'),
+      import('../modules/media/image-folder.js'),
+    ]);
     const result = await withContainer(async (c) => {
       const created = await c.stores.createStore({
         workspaceName: 'Vitrine demo',
@@ -494,7 +539,7 @@ program
         productsRead: c.productsRead,
         store,
         dir: path.join(DEMO_DIR, 'photos'),
-        baseUrl: cliMediaBase(c.config),
+        baseUrl: await cliMediaBase(c.config),
       });
       // Embed the photos now, so that search by photo answers as soon as the server is up.
       const embedding = createProgress('indexing photos', 'images');
@@ -660,6 +705,30 @@ vocabulary
     },
   );
 
+const DATABASE_CODES: Record<string, string> = {
+  '28P01': 'authentication failed',
+  '28000': 'authorization failed',
+  '3D000': 'the database does not exist',
+  '3F000': 'the schema does not exist',
+};
+
+/** A failure to start, in the operator's terms: the setting to fix, the address, the reason. */
+function explainStartupError(
+  error: Error & { code?: string; address?: string; hostname?: string; port?: number; syscall?: string },
+) {
+  const host = error.address ?? error.hostname;
+  const where = host ? `${host}${error.port !== undefined ? `:${error.port}` : ''}` : '';
+  if (error.code === 'EADDRINUSE') return `PORT: ${where} is already in use (choose another with PORT or --port)`;
+  if (error.code === 'EACCES' && error.syscall === 'listen') return `PORT: not allowed to listen on ${where}`;
+  if (error.syscall === 'connect' || error.syscall === 'getaddrinfo')
+    return `DATABASE_URL: cannot connect to ${where || 'the database'} (${error.code ?? error.message})`;
+  if (error.code === 'SQLITE_CANTOPEN') return `DATABASE_URL: cannot open the SQLite file (${error.message})`;
+  if (error.code && DATABASE_CODES[error.code]) return `DATABASE_URL: ${DATABASE_CODES[error.code]} (${error.message})`;
+  if (/timeout.*connect|connection terminated/i.test(error.message))
+    return `DATABASE_URL: cannot connect (${error.message})`;
+  return error.message;
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
@@ -667,6 +736,6 @@ try {
     // Commander already printed its one-line message; help and version exit 0.
     process.exit(error.exitCode === 0 ? 0 : 2);
   }
-  if (error instanceof AppError || error instanceof ConfigError) fail(error.message);
-  fail(error instanceof Error ? `${error.message}` : String(error));
+  if (error instanceof AppError || (error as Error).name === 'ConfigError') fail((error as Error).message);
+  fail(error instanceof Error ? explainStartupError(error) : String(error));
 }

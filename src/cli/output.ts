@@ -1,4 +1,8 @@
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgressModule from 'cli-progress';
+
+// Loaded when a bar is first drawn (on a terminal): the quick commands never need it.
+const loadCliProgress = () => createRequire(import.meta.url)('cli-progress') as typeof cliProgressModule;
 /** What a CLI command prints: with --json exactly one JSON object on stdout, else readable lines. */
 export function printResult(json: boolean, result: unknown, human: string | string[]) {
   if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -24,6 +28,7 @@ export function createProgress(action = 'importing', unit = 'rows') {
     const rate = Math.round(rows / seconds);
     if (process.stderr.isTTY) {
       if (!bar) {
+        const cliProgress = loadCliProgress();
         bar = new cliProgress.SingleBar(
           {
             stream: process.stderr,

@@ -29,6 +29,14 @@ export interface BackgroundWorker {
 
 export type WorkerErrorLog = (worker: string, error: unknown) => void;
 
+/** Where background jobs say they started, finished (with counts) or failed: the process's pino logger. */
+export interface JobLog {
+  info(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export const SILENT_JOB_LOG: JobLog = { info() {}, error() {} };
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

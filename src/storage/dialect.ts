@@ -31,6 +31,8 @@ export interface StorageHandle {
   readCommitted<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
   /** PostgreSQL: the schema the tables live in (migrations check their own tables there). */
   readonly schema?: string;
+  /** PostgreSQL: the connection pool's use, for /metrics. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** Describes the target without credentials, for logs and the start-up banner. */
   readonly description: string;
   close(): Promise<void>;

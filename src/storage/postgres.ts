@@ -1,11 +1,21 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pgModule from 'pg';
 import { Kysely, PostgresDialect, type CompiledQuery, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
 import { withDialect } from './dialect.js';
 
-// COUNT(*) and bigint columns come back as strings by default; every value we keep fits in a double.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+// The driver is loaded when a PostgreSQL database is opened: SQLite deployments and the CLI's quick
+// commands do not pay for it.
+let driver: typeof pgModule | undefined;
+function pgDriver(): typeof pgModule {
+  if (!driver) {
+    driver = createRequire(import.meta.url)('pg') as typeof pgModule;
+    // COUNT(*) and bigint columns come back as strings by default; every value we keep fits in a double.
+    driver.types.setTypeParser(driver.types.builtins.INT8, (value) => Number(value));
+  }
+  return driver;
+}
 
 export const postgresDialect: StorageDialect = {
   name: 'postgres',
@@ -30,7 +40,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   const fromUrl = /search_path=([A-Za-z0-9_]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
@@ -46,6 +56,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
     dialect: postgresDialect,
     schema: schema ?? fromUrl ?? 'public',
     readCommitted: async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     description: `${safe.protocol}//${safe.username ? `${safe.username}@` : ''}${safe.host}${safe.pathname}${schema ? ` (schema ${schema})` : ''}`,
     close: () => db.destroy(),
   };

@@ -174,8 +174,95 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       assert.notEqual(cli('mapping', 'set', '--store', 'nope', '--file', good).status, 0);
       fs.rmSync(dir, { recursive: true, force: true });
     });
+
+    it("issues a publishable key for named stores and sets a store's allowed origins", () => {
+      const created = jsonOf(cli('store', 'create', '--workspace-name', 'Front', '--name', 'Shop', '--json'));
+      const key = jsonOf(
+        cli(
+          'token',
+          'create',
+          '--workspace',
+          created.workspace_id,
+          '--scope',
+          'search',
+          '--store',
+          created.store_uuid,
+          '--json',
+        ),
+      );
+      assert.match(key.api_token, /^vt_pk_/);
+      assert.equal(key.scope, 'search');
+      assert.deepEqual(key.store_uuids, [created.store_uuid]);
+      for (const args of [
+        ['token', 'create', '--workspace', created.workspace_id, '--scope', 'search'],
+        ['token', 'create', '--workspace', created.workspace_id, '--scope', 'everything'],
+        ['store', 'cors', '--store', created.store_uuid, '--origin', 'https://shop.example/path'],
+      ]) {
+        const r = cli(...args);
+        assert.notEqual(r.status, 0, args.join(' '));
+        assert.match(r.stderr, /^vitrine: /);
+      }
+      const set = jsonOf(
+        cli(
+          'store',
+          'cors',
+          '--store',
+          created.store_uuid,
+          '--origin',
+          'https://shop.example',
+          '--origin',
+          'http://localhost:5173',
+          '--json',
+        ),
+      );
+      assert.deepEqual(set.allowed_origins, ['https://shop.example', 'http://localhost:5173']);
+      assert.deepEqual(
+        jsonOf(cli('store', 'cors', '--store', created.store_uuid, '--json')).allowed_origins,
+        set.allowed_origins,
+      );
+      assert.deepEqual(
+        jsonOf(cli('store', 'cors', '--store', created.store_uuid, '--clear', '--json')).allowed_origins,
+        [],
+      );
+    });
   });
 }
+
+describe('vitrine CLI start-up', () => {
+  it('prints its version, and marks required options in help', () => {
+    const version = runCli('sqlite::memory:', ['--version']);
+    assert.equal(version.status, 0);
+    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string };
+    assert.equal(version.stdout.trim(), pkg.version);
+    const help = runCli('sqlite::memory:', ['store', 'create', '--help']);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /--workspace-name <name>\s+\(required\)/);
+    assert.match(help.stdout, /--website <url>\s+store website/);
+  });
+
+  it('names the setting to fix when the database cannot be reached or the port is taken', async () => {
+    const refused = runCli('postgres://postgres@127.0.0.1:1/test', ['store', 'list']);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /^vitrine: DATABASE_URL: cannot connect to 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
+    const wrong = runCli('mysql://localhost/x', ['store', 'list']);
+    assert.match(wrong.stderr, /^vitrine: DATABASE_URL must start with sqlite:/);
+
+    const net = await import('node:net');
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as import('node:net').AddressInfo;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-port-'));
+    try {
+      const serve = runCli(`sqlite:${path.join(dir, 'x.db')}`, ['serve', '--port', String(port)]);
+      assert.notEqual(serve.status, 0);
+      assert.match(serve.stderr, new RegExp(`PORT: 127\\.0\\.0\\.1:${port} is already in use`));
+      assert.doesNotMatch(serve.stdout, /serving the catalog API/, 'no "serving" line before the failure');
+    } finally {
+      taken.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 cliSuite('sqlite');
 cliSuite('postgres');

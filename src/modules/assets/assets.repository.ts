@@ -156,13 +156,15 @@ export async function pageOfGroups(
     .execute();
 }
 
-export function channelUsage(db: Db, storeId: string) {
-  return db
+/** Channel code -> distinct parent codes with at least one asset link on it (store details' `channels`). */
+export async function channelUsage(db: Db, storeId: string): Promise<Record<string, number>> {
+  const rows = await db
     .selectFrom('asset_links')
     .select(['channel', (eb) => eb.fn.count('parent_code').distinct().as('n')])
     .where('store_id', '=', storeId)
     .groupBy('channel')
     .execute();
+  return Object.fromEntries(rows.map((row) => [row.channel, Number(row.n)]));
 }
 
 /** Image links of the given parent codes, any channel (what search by photo indexes). */

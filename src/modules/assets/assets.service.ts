@@ -430,8 +430,7 @@ export class AssetsService {
   async channelUsage(store: Store): Promise<Record<string, number>> {
     const cached = this.#channelUsage.get(store.id);
     if (cached && cached.seq === store.changeSeq) return cached.usage;
-    const rows = await repo.channelUsage(this.storage.db, store.id);
-    const usage = Object.fromEntries(rows.map((row) => [row.channel, Number(row.n)]));
+    const usage = await repo.channelUsage(this.storage.db, store.id);
     if (this.#channelUsage.size > 10_000) this.#channelUsage.clear();
     this.#channelUsage.set(store.id, { seq: store.changeSeq, usage });
     return usage;

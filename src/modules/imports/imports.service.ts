@@ -10,7 +10,7 @@ import { fetchToFile } from '../../net/safe-fetch.js';
 import { MAX_IMPORT_BYTES } from '../../catalog/limits.js';
 import { parseFormat, type ImportFormat } from '../../catalog/import-formats.js';
 import { claimLeases, renewLease, type LeaseQueue } from '../../jobs/lease-queue.js';
-import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
+import { PollingWorker, SILENT_JOB_LOG, type JobLog, type WorkerErrorLog } from '../../jobs/workers.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { ProductsService } from '../products/products.service.js';
 import { IMPORT_MODES, importCatalog, type ImportMode, type ImportSummary } from './catalog-import.js';
@@ -67,6 +67,7 @@ export class ImportsService {
     private readonly stores: StoresService,
     private readonly settings: { dataDir: string; allowPrivateFetch: boolean },
     onError?: WorkerErrorLog,
+    private readonly log: JobLog = SILENT_JOB_LOG,
   ) {
     this.worker = new PollingWorker('imports.run', 1000, () => this.runQueued(), onError);
   }
@@ -194,9 +195,11 @@ export class ImportsService {
     let lastProgress = 0;
     const update = (values: Parameters<typeof repo.updateHeldImport>[3]) =>
       repo.updateHeldImport(this.storage.db, id, this.#workerId, values);
+    const job = { job: 'import', import_id: id, store_uuid: row.store_id, format: row.format };
     try {
       const store = await this.stores.getStore(row.store_id);
       const options = JSON.parse(row.options) as ImportRequestOptions;
+      this.log.info({ ...job, mode: options.mode ?? 'replace', dry_run: !!options.dryRun }, 'import started');
       const summary = await importCatalog(this.products, store, row.file_path, {
         format: row.format as ImportFormat,
         delimiter: options.delimiter,
@@ -217,7 +220,10 @@ export class ImportsService {
         finished_at: new Date().toISOString(),
         claimed_until: null,
       });
+      const { rows, inserted, updated, unchanged, failed, seconds } = summary;
+      this.log.info({ ...job, rows, inserted, updated, unchanged, failed, seconds }, 'import finished');
     } catch (error) {
+      this.log.error({ ...job, err: error }, 'import failed');
       await update({
         status: 'failed',
         error: (error as Error).message,

@@ -85,6 +85,11 @@ export class MediaService {
     private readonly settings: { dataDir: string },
   ) {}
 
+  /** Throws when the media store cannot be reached (readiness): a lookup of an object that is never stored. */
+  async probe(): Promise<void> {
+    await this.objects.stat('readiness-probe');
+  }
+
   get description() {
     return this.objects.description;
   }

@@ -1,3 +1,4 @@
+import type { JobLog } from '../../jobs/workers.js';
 import { randomUUID } from 'node:crypto';
 import { FetchFailedError, FetchTimeoutError, fetchToBuffer, HttpStatusError } from '../../net/safe-fetch.js';
 import type { VisionClient } from '../../vision/vision-client.js';
@@ -41,6 +42,7 @@ export class ImageWorker implements BackgroundWorker {
       lanes?: number;
       idleMs?: number;
       onError?: (error: unknown) => void;
+      log?: JobLog;
     },
   ) {}
 
@@ -142,6 +144,18 @@ export class ImageWorker implements BackgroundWorker {
       });
     }
     await this.jobs.finish(this.id, outcomes);
+    const failed = outcomes.filter((outcome) => outcome.kind === 'failed');
+    this.options.log?.info(
+      {
+        job: 'images',
+        indexed: outcomes.length - failed.length,
+        failed: failed.length,
+        ...(failed.length > 0
+          ? { first_failure: `${failed[0].image.url}: ${(failed[0] as { error?: string }).error}` }
+          : {}),
+      },
+      'image batch embedded',
+    );
   }
 
   async stop() {

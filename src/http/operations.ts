@@ -1,0 +1,161 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Container } from '../container.js';
+import { errorEnvelope } from './envelope.js';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Each configured backing service, checked at once: `ok`, or what failed. */
+async function checkBackingServices(container: Container): Promise<Record<string, string>> {
+  const checks: Array<[string, () => Promise<unknown>]> = [
+    ['database', () => sql`select 1`.execute(container.storage.db)],
+  ];
+  const redis = container.redis;
+  if (redis) checks.push(['redis', () => redis.ping()]);
+  if (container.config.mediaS3) checks.push(['media store', () => container.media.probe()]);
+  const results = await Promise.all(
+    checks.map(async ([name, check]) => {
+      try {
+        await withTimeout(check());
+        return [name, 'ok'] as const;
+      } catch (error) {
+        return [name, `unreachable: ${error instanceof Error ? error.message : String(error)}`] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(results);
+}
+
+/**
+ * Prometheus metrics of one app (its own registry: several apps may share a process in tests).
+ * Queue depths, import jobs and follower lag are read from the database at scrape time, so every
+ * process reports the same shared state; request counts and latencies are this process's own.
+ */
+function createMetrics(container: Container) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'vitrine_' });
+  const labels = ['method', 'route', 'status'] as const;
+  const requests = new Counter({
+    name: 'vitrine_http_requests_total',
+    help: 'HTTP requests answered, by route and status',
+    labelNames: labels,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'vitrine_http_request_duration_seconds',
+    help: 'time to answer, by route and status',
+    labelNames: labels,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  const db = container.storage.db;
+  new Gauge({
+    name: 'vitrine_image_queue',
+    help: 'catalog images by state of the search-by-photo pipeline (pending, indexed, failed, …)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const rows = await db
+        .selectFrom('images')
+        .select(['state', db.fn.countAll<number>().as('n')])
+        .groupBy('state')
+        .execute();
+      this.reset();
+      for (const row of rows) this.set({ state: row.state }, Number(row.n));
+    },
+  });
+  new Gauge({
+    name: 'vitrine_import_jobs',
+    help: 'catalog import jobs by status (queued, running, done, failed)',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const rows = await db
+        .selectFrom('imports')
+        .select(['status', db.fn.countAll<number>().as('n')])
+        .groupBy('status')
+        .execute();
+      this.reset();
+      for (const row of rows) this.set({ status: row.status }, Number(row.n));
+    },
+  });
+  new Gauge({
+    name: 'vitrine_change_log_lag',
+    help: 'changes written but not yet applied, per follower (search index, images, collections, …), all stores',
+    labelNames: ['follower'],
+    registers: [registry],
+    async collect() {
+      const rows = await db
+        .selectFrom('feed_cursors as c')
+        .innerJoin('stores as s', 's.id', 'c.store_id')
+        .select(['c.consumer', sql<number>`sum(s.change_seq - c.seq)`.as('lag')])
+        .groupBy('c.consumer')
+        .execute();
+      this.reset();
+      for (const row of rows) this.set({ follower: row.consumer }, Math.max(0, Number(row.lag)));
+    },
+  });
+  new Gauge({
+    name: 'vitrine_worker_failures',
+    help: 'failed runs of each background worker of this process since it started',
+    labelNames: ['worker'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const status of container.workers.status()) this.set({ worker: status.name }, status.failures);
+    },
+  });
+  const poolStats = container.storage.poolStats?.bind(container.storage);
+  if (poolStats) {
+    new Gauge({
+      name: 'vitrine_db_pool_connections',
+      help: 'PostgreSQL pool connections: total, idle, and requests waiting for one',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const stats = poolStats();
+        this.set({ state: 'total' }, stats.total);
+        this.set({ state: 'idle' }, stats.idle);
+        this.set({ state: 'waiting' }, stats.waiting);
+      },
+    });
+  }
+  return { registry, requests, latency };
+}
+
+/** /healthz, /readyz and /metrics: no token, no rate limit, no tenant data. */
+export function registerOperations(app: FastifyInstance, container: Container) {
+  const metrics = createMetrics(container);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route === '/metrics') return;
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    metrics.requests.inc(labels);
+    metrics.latency.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    const checks = await checkBackingServices(container);
+    const failing = Object.entries(checks).filter(([, result]) => result !== 'ok');
+    if (failing.length === 0) return { status: 'ok', database: container.storage.dialect.name, checks };
+    const message = `not ready: ${failing.map(([name, result]) => `${name} ${result}`).join('; ')}`;
+    return reply
+      .code(503)
+      .header('retry-after', '5')
+      .send({ ...errorEnvelope(request.id, message), checks });
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(text);
+  });
+}

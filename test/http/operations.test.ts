@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { describe, it } from 'node:test';
+import { buildTestApp, describeEachDialect } from '../helpers/test-app.js';
+
+describeEachDialect('operations: /metrics and /readyz', (ctx) => {
+  it('reports ready with every configured backing service checked', async () => {
+    const { request } = ctx();
+    const res = await request({ method: 'GET', url: '/readyz', token: null });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json().checks, { database: 'ok' });
+  });
+
+  it('exposes Prometheus metrics: requests by route and status, latency, queues, follower lag, event loop', async () => {
+    const { request, store } = ctx();
+    await request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      payload: [{ product_code: 'M1', 'Product Name': 'Shirt', 'Image URL 1': 'http://127.0.0.1:9/m1.jpg' }],
+    });
+    await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}` });
+    await request({ method: 'GET', url: `/v1/stores?store_uuid=nope` });
+    const res = await request({ method: 'GET', url: '/metrics', token: null });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/plain/);
+    const text = res.body;
+    assert.match(text, /vitrine_http_requests_total\{method="GET",route="\/v1\/stores",status="200"\} 1/);
+    assert.match(text, /vitrine_http_requests_total\{method="GET",route="\/v1\/stores",status="404"\} 1/);
+    assert.match(text, /vitrine_http_request_duration_seconds_bucket\{le="0.1",method="GET",route="\/v1\/stores"/);
+    assert.match(text, /# TYPE vitrine_image_queue gauge/);
+    assert.match(text, /vitrine_import_jobs/);
+    assert.match(text, /vitrine_change_log_lag/);
+    assert.match(text, /vitrine_nodejs_eventloop_lag_seconds \d/);
+    assert.doesNotMatch(text, new RegExp(store.store_uuid), 'no tenant data');
+  });
+});
+
+describe('readiness with Redis unreachable', () => {
+  it('answers 503 naming Redis within the check timeout', async () => {
+    // A port nobody listens on: reserve one, then close it.
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const t = await buildTestApp('sqlite', { redisUrl: `redis://127.0.0.1:${port}` });
+    try {
+      const started = Date.now();
+      const res = await t.request({ method: 'GET', url: '/readyz', token: null });
+      assert.ok(Date.now() - started < 3_000, 'answered within the 2 s check timeout');
+      assert.equal(res.statusCode, 503);
+      const body = res.json();
+      assert.equal(body.status.code, -1);
+      assert.match(body.status.message, /redis unreachable/);
+      assert.equal(body.checks.database, 'ok');
+      assert.match(body.checks.redis, /^unreachable/);
+    } finally {
+      await t.close();
+    }
+  });
+});
