@@ -74,10 +74,26 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
 
     const url = `${base}/v1/assets?store_uuid=${created.store_uuid}&limit=50`;
     const sample = await (await fetch(url, { headers })).text();
+    // Compressed sizes as sent (Node's fetch would decode the body: read the raw bytes over http).
+    const wireBytes = async (coding: string) => {
+      const { request } = await import('node:http');
+      return new Promise<number>((resolve, reject) => {
+        request(url, { headers: { authorization: headers.authorization, 'accept-encoding': coding } }, (res) => {
+          let size = 0;
+          res.on('data', (chunk: Buffer) => (size += chunk.length));
+          res.on('end', () => resolve(size));
+        })
+          .on('error', reject)
+          .end();
+      });
+    };
+    const brBytes = await wireBytes('br');
+    const gzipBytes = await wireBytes('gzip');
     await load(url, { seconds: 2, headers });
     const http = await load(url, { seconds, headers });
     if (http.non2xx || http.errors)
       throw new Error(`asset list answered ${http.non2xx} non-2xx, ${http.errors} errors`);
+    const compressed = await load(url, { seconds, headers: { ...headers, 'accept-encoding': 'br' } });
     await server.stop();
     const bareResult = await bareRouteWith(sample, seconds);
     return {
@@ -87,7 +103,10 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
       linkSeconds,
       http,
       bare: bareResult.rps,
-      bytes: sample.length,
+      bytes: Buffer.byteLength(sample),
+      brBytes,
+      gzipBytes,
+      compressed,
     };
   } finally {
     if (server.child.exitCode === null) await server.stop();
@@ -107,6 +126,15 @@ const table = [
   ...results.map(
     (r) =>
       `| ${r.engine} | **${fmt(r.linksPerSecond)}** | ${fmt(r.links)} | ${fmt(r.linkSeconds, 1)} | **${fmt(r.http.rps)}** | ${r.http.p50} | ${r.http.p99} | ${fmt(r.bytes)} | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`,
+  ),
+  '',
+  'Compression of the same list (`Accept-Encoding`; @fastify/compress, brotli quality 4, gzip level 6):',
+  '',
+  '| engine | plain bytes | br bytes | br ratio | gzip bytes | gzip ratio | req/s with `br` (50 conn.) | p50 ms | p99 ms |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...results.map(
+    (r) =>
+      `| ${r.engine} | ${fmt(r.bytes)} | ${fmt(r.brBytes)} | **${fmt(r.bytes / r.brBytes, 1)}×** | ${fmt(r.gzipBytes)} | ${fmt(r.bytes / r.gzipBytes, 1)}× | ${fmt(r.compressed.rps)} | ${r.compressed.p50} | ${r.compressed.p99} |`,
   ),
   '',
   `Target: ≥ 10,000 links/s on SQLite. PostgreSQL: \`ANALYZE\` after the bulk load, before listing. ${seconds} s per measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,

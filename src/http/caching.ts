@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 
 const SUCCESS_PREFIX = '{"status":{"code":0';
@@ -22,24 +22,24 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * Registered before compression, so it sees the serialized text.
  */
 export function registerCaching(app: FastifyInstance) {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook, not an async one: it runs on every answer and has nothing to wait for.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const read = request.method === 'GET' || request.method === 'HEAD';
     if (!read || reply.statusCode !== 200) {
       if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-      return payload;
+      return done(null, payload);
     }
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
-    if (typeof payload !== 'string' || reply.hasHeader('etag') || !payload.startsWith(SUCCESS_PREFIX)) return payload;
+    if (typeof payload !== 'string' || reply.hasHeader('etag') || !payload.startsWith(SUCCESS_PREFIX))
+      return done(null, payload);
     const data = payload.indexOf(DATA_KEY);
-    if (data < 0) return payload;
-    const etag = `W/"${createHash('sha1')
-      .update(payload.slice(data + DATA_KEY.length))
-      .digest('base64url')}"`;
+    if (data < 0) return done(null, payload);
+    const etag = `W/"${hash('sha1', payload.slice(data + DATA_KEY.length), 'base64url')}"`;
     reply.header('etag', etag);
     if (matches(request.headers['if-none-match'], etag)) {
       reply.code(304);
-      return '';
+      return done(null, '');
     }
-    return payload;
+    done(null, payload);
   });
 }

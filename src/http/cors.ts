@@ -38,12 +38,19 @@ export function registerCors(app: FastifyInstance, cors: CorsPolicy, allowedMeth
       .send();
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook: requests without an Origin header (servers, tools) pass without a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const origin = request.headers.origin;
-    if (typeof origin !== 'string' || request.method === 'OPTIONS' || !request.url.startsWith('/v1/')) return;
+    if (typeof origin !== 'string' || request.method === 'OPTIONS' || !request.url.startsWith('/v1/'))
+      return done(null, payload);
     reply.header('vary', 'origin');
-    if (await cors.allows(storeOf(request), origin)) {
-      reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS);
-    }
+    cors.allows(storeOf(request), origin).then(
+      (allowed) => {
+        if (allowed)
+          reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS);
+        done(null, payload);
+      },
+      (error: Error) => done(error),
+    );
   });
 }

@@ -135,12 +135,24 @@ function createMetrics(container: Container) {
 /** /healthz, /readyz and /metrics: no token, no rate limit, no tenant data. */
 export function registerOperations(app: FastifyInstance, container: Container) {
   const metrics = createMetrics(container);
-  app.addHook('onResponse', async (request, reply) => {
+  // The labelled children are kept: looking them up by label values on every request costs more
+  // than the counting itself on the hottest routes.
+  const children = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    if (route === '/metrics') return;
-    const labels = { method: request.method, route, status: String(reply.statusCode) };
-    metrics.requests.inc(labels);
-    metrics.latency.observe(labels, reply.elapsedTime / 1000);
+    if (route === '/metrics') return done();
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { method: request.method, route, status: String(reply.statusCode) };
+      const counter = metrics.requests.labels(labels);
+      const histogram = metrics.latency.labels(labels);
+      child = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      children.set(key, child);
+    }
+    child.count();
+    child.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
