@@ -28,7 +28,10 @@ export interface ServerProcess {
 /** Starts `dist/bench/servers/<name>.js` in its own process; it prints `READY <port>` when listening. */
 export function startServerProcess(name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const script = path.resolve(`dist/bench/servers/${name}.js`);
-  const child = spawn(process.execPath, [script], {
+  // `npm run profile`: Vitrine's servers run under the CPU profiler (the bare route is not of interest).
+  const profile = process.env.BENCH_PROFILE_DIR && name === 'vitrine';
+  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...flags, script], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -195,6 +198,8 @@ export function machineLine(): string {
 
 /** Replaces (or appends) the section `## <title>` of BENCHMARKS.md. */
 export function recordSection(title: string, body: string) {
+  // A profiled run (npm run profile) is slowed by the profiler: its figures are not recorded.
+  if (process.env.BENCH_PROFILE_DIR) return;
   const file = path.resolve('BENCHMARKS.md');
   const current = fs.existsSync(file)
     ? fs.readFileSync(file, 'utf8')

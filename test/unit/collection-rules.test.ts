@@ -6,6 +6,7 @@ import {
   matches,
   sortKey,
   RuleError,
+  RuleIndex,
 } from '../../src/modules/collections/collection-rules.js';
 import { resolveAudience } from '../../src/catalog/vocabulary/audiences.js';
 
@@ -70,5 +71,46 @@ describe('collection rules', () => {
     assert.deepEqual(ordered, ['b', 'c', 'a', 'e', 'd']);
     assert.throws(() => compileSort({ dynamic: [{ field: 'x', order: 'up' }] }), RuleError);
     assert.throws(() => compileSort({ static: { trendScore: 'yes' } }), RuleError);
+  });
+});
+
+describe('RuleIndex', () => {
+  it('finds exactly the rules brute force finds, through values, label keys and audiences', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
+    const categories = ['Dresses', 'T-Shirts', 'Tshirts', 'tshirt', 'Jeans', 'Casual Shoes', 'Sleep Bag'];
+    const departments = ['Women', 'Ladieswear', 'womens', 'Men', 'Menswear', 'Boys', 'Unisex', 'Divided'];
+    const colours = ['Black', 'Off-White', 'off white', 'Navy Blue', 'Red', 'Greenish Khaki'];
+    const filtersOf = () => {
+      const filters: Record<string, unknown> = {};
+      const kind = Math.floor(random() * 6);
+      if (kind !== 5) filters.Category = random() < 0.5 ? pick(categories) : [pick(categories), pick(categories)];
+      if (kind === 1 || kind === 4) filters.Department = pick(departments);
+      if (kind === 2) filters.Colour = [pick(colours), pick(colours)];
+      if (kind === 3 || kind === 5) filters['Selling Price'] = { gte: Math.floor(random() * 60), lte: 80 };
+      if (kind === 4) filters.Season = pick(['Summer', 'Winter', 2024]);
+      return filters;
+    };
+    const rules = Array.from({ length: 400 }, (_, i) => ({ id: `r${i}`, filters: compileFilters(filtersOf()) }));
+    rules.push({ id: 'empty', filters: compileFilters({}) });
+    const index = new RuleIndex(rules);
+    let candidates = 0;
+    for (let i = 0; i < 500; i++) {
+      const attributes: Record<string, unknown> = {
+        Category: random() < 0.1 ? [pick(categories), pick(categories)] : pick(categories),
+        Department: pick(departments),
+        Colour: pick(colours),
+        'Selling Price': String(Math.floor(random() * 100)),
+        Season: pick(['Summer', 'winter', 2024, '2024']),
+      };
+      if (random() < 0.1) delete attributes.Category;
+      const expected = rules.filter((rule) => matches(rule.filters, attributes)).map((rule) => rule.id);
+      const found = index.matching(attributes).map((rule) => rule.id);
+      assert.deepEqual(found.sort(), expected.sort(), JSON.stringify(attributes));
+      candidates += index.candidates(attributes).size;
+    }
+    // The point of the index: a product is checked against a fraction of the rules, not all of them.
+    assert.ok(candidates / 500 < rules.length * 0.6, `${candidates / 500} candidates per product`);
   });
 });

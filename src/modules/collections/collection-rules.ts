@@ -243,3 +243,77 @@ export function sortKey(sort: SortField[], attributes: Record<string, unknown>):
     })
     .join('');
 }
+
+// ---- rule index ----------------------------------------------------------------------------
+
+const LABEL_FIELDS = new Set(['Category', 'Department', 'Colour']);
+const SEPARATOR = '\u0000';
+
+/** The 'any' condition a rule is filed under: the first one not on Department (broad), else Department. */
+function indexedCondition(filters: CompiledFilters) {
+  const candidates = filters.filter((f) => f.condition.kind === 'any');
+  return candidates.find((f) => f.field !== 'Department') ?? candidates[0];
+}
+
+/** The keys a condition is filed under: each value, each label key, each audience it names. */
+function conditionKeys(field: string, condition: Condition & { kind: 'any' }): string[] {
+  const keys = condition.values.map((value) => `${field}${SEPARATOR}=${value}`);
+  for (const key of condition.labels?.keys ?? []) keys.push(`${field}${SEPARATOR}#${key}`);
+  for (const concept of condition.labels?.concepts ?? []) keys.push(`${field}${SEPARATOR}@${concept}`);
+  return keys;
+}
+
+/**
+ * The live rules of a store filed by one attribute condition each, so that a changed product is
+ * checked only against the rules it could satisfy: the keys a product is looked up under cover every
+ * way `matches` can accept a value (the value itself, its label key, its audience), so the candidates
+ * always include every rule the product matches. Rules with ranges only are always candidates.
+ */
+export class RuleIndex<Rule extends { filters: CompiledFilters }> {
+  readonly #byKey = new Map<string, Rule[]>();
+  readonly #unfiled: Rule[] = [];
+  readonly #fields = new Set<string>();
+
+  constructor(
+    rules: readonly Rule[],
+    private readonly resolver: AudienceResolver = BUILT_IN,
+  ) {
+    for (const rule of rules) {
+      if (rule.filters.length === 0) continue; // no conditions: matches nothing
+      const filed = indexedCondition(rule.filters);
+      if (!filed || filed.condition.kind !== 'any') {
+        this.#unfiled.push(rule);
+        continue;
+      }
+      this.#fields.add(filed.field);
+      for (const key of new Set(conditionKeys(filed.field, filed.condition))) {
+        let list = this.#byKey.get(key);
+        if (!list) this.#byKey.set(key, (list = []));
+        list.push(rule);
+      }
+    }
+  }
+
+  /** The rules a product with these attributes could match (a superset of those it matches). */
+  candidates(attributes: Record<string, unknown>): Set<Rule> {
+    const found = new Set<Rule>(this.#unfiled);
+    for (const field of this.#fields) {
+      const value = attributes[field];
+      if (value === undefined || value === null) continue;
+      for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) {
+        const keys = [`${field}${SEPARATOR}=${norm(item)}`];
+        if (LABEL_FIELDS.has(field) && (typeof item === 'string' || typeof item === 'number')) {
+          keys.push(`${field}${SEPARATOR}#${cachedKey(String(item))}`);
+          if (field === 'Department') keys.push(`${field}${SEPARATOR}@${cachedAudience(this.resolver, String(item))}`);
+        }
+        for (const key of keys) for (const rule of this.#byKey.get(key) ?? []) found.add(rule);
+      }
+    }
+    return found;
+  }
+
+  /** The rules the product matches. */
+  matching(attributes: Record<string, unknown>): Rule[] {
+    return [...this.candidates(attributes)].filter((rule) => matches(rule.filters, attributes, this.resolver));
+  }
+}

@@ -92,6 +92,22 @@ export function liveRuleCollections(db: Db, storeId: string) {
     .execute();
 }
 
+/** Changes when a live rule collection is created, changed or deleted: what the compiled rules are cached by. */
+export async function liveRulesSignature(db: Db, storeId: string): Promise<string> {
+  const row = await db
+    .selectFrom('collections')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.max('updated_at').as('at'),
+      eb.fn.sum<number>(eb.fn('length', ['document'])).as('size'),
+    ])
+    .where('store_id', '=', storeId)
+    .where('auto_refresh', '=', 1)
+    .where('is_static', '=', 0)
+    .executeTakeFirst();
+  return `${Number(row?.n ?? 0)}|${row?.at ?? ''}|${Number(row?.size ?? 0)}`;
+}
+
 /** Removes the given products from every live rule collection (they are evaluated again). */
 export async function deleteLiveMemberships(db: Db, storeId: string, codes: string[]) {
   await db

@@ -11,7 +11,17 @@ import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { ProductRecord, ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import * as repo from './collections.repository.js';
-import { compileFilters, compileSort, matches, RuleError, sortKey, type AudienceResolver } from './collection-rules.js';
+import {
+  compileFilters,
+  compileSort,
+  matches,
+  RuleError,
+  RuleIndex,
+  sortKey,
+  type AudienceResolver,
+  type CompiledFilters,
+  type SortField,
+} from './collection-rules.js';
 import {
   applyFields,
   checkId,
@@ -40,9 +50,22 @@ interface Snapshot {
 const newId = () => `col_${randomBytes(9).toString('base64url')}`;
 
 /** Collections of a store: rule and manual membership, hierarchy, and the members' listing (CONTRACT §9). */
+interface LiveRule {
+  id: string;
+  filters: CompiledFilters;
+  sort: SortField[];
+}
+interface LiveRules {
+  signature: string;
+  resolver: AudienceResolver;
+  size: number;
+  index: RuleIndex<LiveRule>;
+}
+
 export class CollectionsService {
   /** Keeps rule memberships and member visibility in step with product changes (worker `collections.refresh`). */
   readonly follower: ChangeFollower;
+  readonly #rules = new Map<string, LiveRules>();
 
   constructor(
     private readonly storage: StorageHandle,
@@ -225,10 +248,7 @@ export class CollectionsService {
     const codes = [...new Set(batch.filter((c) => c.entity === 'product').map((c) => c.key))];
     if (codes.length === 0 || !(await repo.hasCollections(trx, storeId))) return;
     const resolver = await this.audiences(storeId, trx);
-    const live = (await repo.liveRuleCollections(trx, storeId)).map((row) => {
-      const doc = JSON.parse(row.document) as CollectionDocument;
-      return { id: row.id, filters: compileFilters(doc.filters, resolver), sort: compileSort(doc.sortBy) };
-    });
+    const live = await this.#liveRules(trx, storeId, resolver);
     for (const chunk of chunked(trx, codes, { maxItems: 500 })) {
       const products = await this.catalog.attributesByCodes(storeId, chunk, trx);
       const visible = new Set(products.filter((p) => isVisibleStatus(p.status)).map((p) => p.code));
@@ -238,16 +258,33 @@ export class CollectionsService {
         [...visible],
         chunk.filter((code) => !visible.has(code)),
       );
-      if (live.length === 0) continue;
+      if (live.size === 0) continue;
       await repo.deleteLiveMemberships(trx, storeId, chunk);
       const rows: repo.MemberRow[] = [];
       for (const product of products) {
-        for (const collection of live)
-          if (matches(collection.filters, product.attributes, resolver))
-            rows.push(memberRow(storeId, collection.id, product, collection.sort));
+        for (const collection of live.index.matching(product.attributes))
+          rows.push(memberRow(storeId, collection.id, product, collection.sort));
       }
       await repo.insertMembers(trx, rows);
     }
+  }
+
+  /**
+   * The store's live rule collections, compiled and filed by attribute (RuleIndex), kept until a
+   * rule collection is created, changed or deleted, or the store's vocabulary changes.
+   */
+  async #liveRules(trx: Db, storeId: string, resolver: AudienceResolver): Promise<LiveRules> {
+    const signature = await repo.liveRulesSignature(trx, storeId);
+    const cached = this.#rules.get(storeId);
+    if (cached && cached.signature === signature && cached.resolver === resolver) return cached;
+    const rules = (await repo.liveRuleCollections(trx, storeId)).map((row) => {
+      const doc = JSON.parse(row.document) as CollectionDocument;
+      return { id: row.id, filters: compileFilters(doc.filters, resolver), sort: compileSort(doc.sortBy) };
+    });
+    const live = { signature, resolver, size: rules.length, index: new RuleIndex(rules, resolver) };
+    if (this.#rules.size > 1_000) this.#rules.clear();
+    this.#rules.set(storeId, live);
+    return live;
   }
 
   // ---- reads --------------------------------------------------------------------------------
