@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { MAX_JSON_BODY_BYTES } from './catalog/limits.js';
 
 const MB = 1024 * 1024;
@@ -12,6 +13,8 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** API processes of `vitrine serve` (VITRINE_PROCESSES, --processes); default: one per core. */
+  readonly processes: number;
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…` (DATABASE_URL). */
   readonly databaseUrl: string;
   readonly redisUrl?: string;
@@ -79,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const config: { -readonly [K in keyof Config]: Config[K] } = {
     port: parseInteger('PORT', env.PORT, 8080),
     host: env.HOST || '127.0.0.1',
+    processes: parseInteger('VITRINE_PROCESSES', env.VITRINE_PROCESSES, os.availableParallelism()),
     databaseUrl: env.DATABASE_URL || 'sqlite:./var/vitrine.db',
     redisUrl: env.REDIS_URL || undefined,
     adminToken: env.VITRINE_ADMIN_TOKEN || undefined,
@@ -136,6 +140,7 @@ const isInteger = (value: number, minimum: number, maximum = Number.MAX_SAFE_INT
 function checkConfig(c: Config) {
   check(isInteger(c.port, 0, 65535), 'PORT', 'must be a port number from 0 to 65535', c.port);
   check(c.host !== '', 'HOST', 'must not be empty', c.host);
+  check(isInteger(c.processes, 1, 256), 'VITRINE_PROCESSES', 'must be from 1 to 256', c.processes);
   check(
     /^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(c.databaseUrl),
     'DATABASE_URL',

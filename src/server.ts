@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { createContainer, type Container } from './container.js';
 import type { Config } from './config.js';
 import { migrateToLatest } from './storage/migrate.js';
+import { isClusterWorker, PROCESS_INDEX, reportReady } from './cluster.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -31,16 +32,29 @@ export async function startServer(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  print(`Vitrine serving the catalog API on ${url} (database ${container.storage.description})`);
-  print(
-    `Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`,
-  );
-  print(
-    `Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`,
-  );
+  // Clustered (`--processes N`), process 0 speaks for all of them.
+  if (PROCESS_INDEX === 0) {
+    const processes = isClusterWorker() ? `, ${process.env.VITRINE_PROCESS_COUNT ?? '?'} API processes` : '';
+    print(`Vitrine serving the catalog API on ${url} (database ${container.storage.description}${processes})`);
+    print(
+      `Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`,
+    );
+    print(
+      `Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`,
+    );
+  }
+  reportReady();
   // Every registered 'serve' worker: change followers, imports, and image embedding unless separate
-  // `vitrine worker` processes do it (--no-worker).
-  await container.workers.start('serve', options.worker === false ? [container.imageWorker.name] : [], onWorkerError);
+  // `vitrine worker` processes do it (--no-worker). Clustered, the other processes only keep their
+  // own in-memory indexes warm: the shared work is done once.
+  const perProcess = new Set([container.recommendations.worker.name]);
+  const skip =
+    PROCESS_INDEX === 0
+      ? options.worker === false
+        ? [container.imageWorker.name]
+        : []
+      : container.workers.names('serve').filter((name) => !perProcess.has(name));
+  await container.workers.start('serve', skip, onWorkerError);
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');

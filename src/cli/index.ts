@@ -39,6 +39,23 @@ function parsePort(value: string): number {
   return Number(value);
 }
 
+function parseProcesses(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256)
+    throw new InvalidArgumentError(`must be a number from 1 to 256, got "${value}"`);
+  return Number(value);
+}
+
+/** Fails with EADDRINUSE (explained like any start-up error) when something already listens there. */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const net = await import('node:net');
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 /** Runs one operator command against DATABASE_URL (schema brought up to date first), then closes. */
 async function withContainer<T>(work: (container: Container) => Promise<T>): Promise<T> {
   const [{ createContainer }, { migrateToLatest }] = await Promise.all([
@@ -92,14 +109,33 @@ program
   .description('serve the HTTP API (migrates the schema first)')
   .option('--port <port>', 'HTTP port (default PORT or 8080)', parsePort)
   .option('--host <host>', 'bind address (default HOST or 127.0.0.1)')
+  .option(
+    '--processes <n>',
+    'API processes sharing the port (default VITRINE_PROCESSES, else one per core; 1 for sqlite::memory:)',
+    parseProcesses,
+  )
   .option('--no-worker', 'do not fetch and embed catalogue images in this process (run `vitrine worker` instead)')
-  .action(async (options: { port?: number; host?: string; worker: boolean }) => {
+  .action(async (options: { port?: number; host?: string; processes?: number; worker: boolean }) => {
     const config = await loadConfig(process.env, {
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.host ? { host: options.host } : {}),
+      ...(options.processes !== undefined ? { processes: options.processes } : {}),
     });
+    const cluster = (await import('node:cluster')).default;
+    // An in-memory database lives in one process: it cannot be shared.
+    const processes = config.databaseUrl === 'sqlite::memory:' ? 1 : config.processes;
+    if (cluster.isPrimary && processes > 1) {
+      // A port in use must fail here, before N processes try it.
+      await checkPortFree(config.host, config.port);
+      process.env.VITRINE_PROCESS_COUNT = String(processes);
+      const { runPrimary } = await import('../cluster.js');
+      await runPrimary(config, processes);
+      return;
+    }
     const { startServer } = await import('../server.js');
     await startServer(config, undefined, { worker: options.worker });
+    // A clustered process whose primary is gone stops too.
+    if (cluster.isWorker) process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   });
 
 program

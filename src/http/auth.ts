@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyRateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { ClusterRateLimitStore, isClusterWorker } from '../cluster.js';
 import type { Redis } from 'ioredis';
 import { ForbiddenError, RateLimitedError, StoreNotFoundError, UnauthorizedError } from '../errors.js';
 import type { StoresService } from '../modules/stores/stores.service.js';
@@ -68,7 +69,12 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
     timeWindow: 60_000,
     nameSpace: 'vitrine-rl:',
     skipOnError: false,
-    ...(options.redis ? { redis: options.redis } : {}),
+    // Shared counts: Redis when configured, else the primary of `vitrine serve --processes N`.
+    ...(options.redis
+      ? { redis: options.redis }
+      : isClusterWorker()
+        ? { store: ClusterRateLimitStore as unknown as FastifyRateLimitStoreCtor }
+        : {}),
     keyGenerator: (request) =>
       !request.auth
         ? `ip:${request.ip}`

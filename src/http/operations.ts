@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { clusterMetrics, isClusterWorker } from '../cluster.js';
 import type { Container } from '../container.js';
 import { errorEnvelope } from './envelope.js';
 
@@ -60,6 +61,7 @@ function createMetrics(container: Container) {
   const db = container.storage.db;
   new Gauge({
     name: 'vitrine_image_queue',
+    aggregator: 'first', // read from the shared database: the same in every process
     help: 'catalog images by state of the search-by-photo pipeline (pending, indexed, failed, …)',
     labelNames: ['state'],
     registers: [registry],
@@ -75,6 +77,7 @@ function createMetrics(container: Container) {
   });
   new Gauge({
     name: 'vitrine_import_jobs',
+    aggregator: 'first', // read from the shared database: the same in every process
     help: 'catalog import jobs by status (queued, running, done, failed)',
     labelNames: ['status'],
     registers: [registry],
@@ -90,6 +93,7 @@ function createMetrics(container: Container) {
   });
   new Gauge({
     name: 'vitrine_change_log_lag',
+    aggregator: 'first', // read from the shared database: the same in every process
     help: 'changes written but not yet applied, per follower (search index, images, collections, …), all stores',
     labelNames: ['follower'],
     registers: [registry],
@@ -129,6 +133,11 @@ function createMetrics(container: Container) {
       },
     });
   }
+  if (isClusterWorker()) {
+    // The primary of `vitrine serve --processes N` asks every process for its registry and sums them.
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([registry]);
+  }
   return { registry, requests, latency };
 }
 
@@ -167,7 +176,7 @@ export function registerOperations(app: FastifyInstance, container: Container) {
       .send({ ...errorEnvelope(request.id, message), checks });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const text = await metrics.registry.metrics();
+    const text = isClusterWorker() ? await clusterMetrics() : await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(text);
   });
 }

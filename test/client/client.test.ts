@@ -13,8 +13,10 @@ for (const dialect of DIALECTS) {
     `@vitrine/client against vitrine serve (${dialect})`,
     { skip: dialect === 'postgres' && POSTGRES_SKIP },
     () => {
+      let served: ServedVitrine | undefined;
+      // Registered first so it runs first: the server goes before its database is dropped.
+      after(() => served?.stop());
       const database = cliDatabase(dialect);
-      let served: ServedVitrine;
       let client: VitrineClient;
       let store: string;
 
@@ -27,7 +29,6 @@ for (const dialect of DIALECTS) {
         served = await startServe(database(), { VITRINE_ADMIN_TOKEN: ADMIN_TOKEN });
         client = createVitrineClient({ baseUrl: served.url, token: created.api_token });
       });
-      after(() => served?.stop());
 
       it('writes and reads products with the generated types', async () => {
         const written = await unwrap(
@@ -134,7 +135,7 @@ for (const dialect of DIALECTS) {
         assert.equal(tooMany.status, 422);
         assert.match(tooMany.message, /limit/);
 
-        const wrongToken = createVitrineClient({ baseUrl: served.url, token: 'vt_nope' });
+        const wrongToken = createVitrineClient({ baseUrl: served!.url, token: 'vt_nope' });
         const refused = await unwrap(
           wrongToken.api.GET('/v1/stores', { params: { query: { store_uuid: store } } }),
         ).catch((error: unknown) => error);
@@ -143,7 +144,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('calls the operator API with the admin token', async () => {
-        const admin = createVitrineClient({ baseUrl: served.url, token: ADMIN_TOKEN });
+        const admin = createVitrineClient({ baseUrl: served!.url, token: ADMIN_TOKEN });
         const stores = await unwrap(admin.api.GET('/admin/v1/stores'));
         assert.ok(stores.some((listed) => listed.store_uuid === store));
       });

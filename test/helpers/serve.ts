@@ -5,15 +5,21 @@ import path from 'node:path';
 
 export interface ServedVitrine {
   url: string;
+  /** Everything the server printed so far (stdout and stderr). */
+  output(): string;
   process: ChildProcess;
   dataDir: string;
   stop(): Promise<void>;
 }
 
 /** `vitrine serve` on a free port, as an operator starts it; resolves once it prints where it listens. */
-export async function startServe(databaseUrl: string, env: Record<string, string> = {}): Promise<ServedVitrine> {
+export async function startServe(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<ServedVitrine> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-serve-'));
-  const child = spawn(process.execPath, [path.resolve('bin/vitrine.js'), 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [path.resolve('bin/vitrine.js'), 'serve', '--port', '0', ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl, VITRINE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -37,13 +43,17 @@ export async function startServe(databaseUrl: string, env: Record<string, string
   });
   return {
     url,
+    output: () => output,
     process: child,
     dataDir,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
+        // A server that does not stop in time fails the suite loudly rather than hanging it.
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
         await exited;
+        clearTimeout(timer);
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,0 +1,223 @@
+import cluster, { type Worker } from 'node:cluster';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { AggregatorRegistry } from 'prom-client';
+import type { Config } from './config.js';
+
+/**
+ * `vitrine serve --processes N`: N API processes on one port (node:cluster hands connections round
+ * robin), so that every core serves. The primary process serves nothing itself: it migrates the
+ * schema once, starts the N processes (restarting one that dies), shares what must be counted once
+ * (rate limits when there is no Redis, and /metrics, aggregated), and stops them on SIGTERM.
+ * Process 0 also runs the background work (change followers, image embedding, imports); the others
+ * keep only their own in-memory indexes warm. Writes keep their guarantees: SQLite lets one writer
+ * at a time hold the file, PostgreSQL has its transactions.
+ */
+
+/** This process's index among the API processes (0 when not clustered). */
+export const PROCESS_INDEX = Number(process.env.VITRINE_PROCESS_INDEX ?? 0);
+
+export const isClusterWorker = () => cluster.isWorker;
+
+/** The default number of API processes: one per core. */
+export function defaultProcesses(): number {
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+}
+
+// ---- messages between the API processes and the primary -------------------------------------
+
+interface RateLimitRequest {
+  type: 'vitrine:rate-limit';
+  id: number;
+  key: string;
+  timeWindow: number;
+  max: number;
+}
+interface RateLimitAnswer {
+  type: 'vitrine:rate-limit';
+  id: number;
+  current?: number;
+  ttl?: number;
+  error?: string;
+}
+interface MetricsRequest {
+  type: 'vitrine:metrics';
+  id: number;
+}
+interface MetricsAnswer {
+  type: 'vitrine:metrics';
+  id: number;
+  text?: string;
+  error?: string;
+}
+type Request = RateLimitRequest | MetricsRequest | { type: 'vitrine:ready' };
+
+let nextId = 0;
+const pending = new Map<number, (answer: RateLimitAnswer | MetricsAnswer) => void>();
+let listening = false;
+
+/** Sends a request to the primary and waits for its answer (API processes only). */
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+function ask<A extends RateLimitAnswer | MetricsAnswer>(message: WithoutId<RateLimitRequest | MetricsRequest>) {
+  if (!listening) {
+    listening = true;
+    process.on('message', (answer: RateLimitAnswer | MetricsAnswer) => {
+      if (answer?.type !== 'vitrine:rate-limit' && answer?.type !== 'vitrine:metrics') return;
+      const resolve = pending.get(answer.id);
+      pending.delete(answer.id);
+      resolve?.(answer);
+    });
+  }
+  return new Promise<A>((resolve, reject) => {
+    const id = ++nextId;
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      reject(new Error('the primary process did not answer'));
+    }, 2_000);
+    pending.set(id, (answer) => {
+      clearTimeout(timer);
+      resolve(answer as A);
+    });
+    process.send!({ ...message, id });
+  });
+}
+
+/** Tells the primary this API process listens. */
+export function reportReady() {
+  if (cluster.isWorker) process.send!({ type: 'vitrine:ready' });
+}
+
+/**
+ * A @fastify/rate-limit store whose counts live in the primary, so that a token's budget is one
+ * budget across the API processes when there is no Redis to share it.
+ */
+export class ClusterRateLimitStore {
+  incr(
+    key: string,
+    callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+    timeWindow: number,
+    max: number,
+  ) {
+    ask<RateLimitAnswer>({ type: 'vitrine:rate-limit', key, timeWindow, max }).then(
+      (answer) =>
+        answer.error
+          ? callback(new Error(answer.error))
+          : callback(null, { current: answer.current!, ttl: answer.ttl! }),
+      (error: Error) => callback(error),
+    );
+  }
+
+  child() {
+    return this;
+  }
+}
+
+/** /metrics of a clustered process: every process's metrics, aggregated by the primary. */
+export async function clusterMetrics(): Promise<string> {
+  const answer = await ask<MetricsAnswer>({ type: 'vitrine:metrics' });
+  if (answer.error !== undefined) throw new Error(answer.error);
+  return answer.text!;
+}
+
+// ---- the primary -------------------------------------------------------------------------------
+
+interface LocalStoreLike {
+  incr(
+    key: string,
+    cb: (error: Error | null, result: { current: number; ttl: number }) => void,
+    timeWindow: number,
+    max: number,
+  ): void;
+}
+
+export async function runPrimary(
+  config: Config,
+  processes: number,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<void> {
+  // The schema once, before any API process opens the database.
+  const [{ openDatabase }, { migrateToLatest }] = await Promise.all([
+    import('./storage/database.js'),
+    import('./storage/migrate.js'),
+  ]);
+  const storage = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(storage);
+  } finally {
+    await storage.close();
+  }
+
+  // @fastify/rate-limit's own in-memory store, kept here for every process.
+  const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as new (
+    continueExceeding: boolean,
+    exponentialBackoff: boolean,
+    cache: number,
+  ) => LocalStoreLike;
+  const limits = new LocalStore(false, false, 100_000);
+  const aggregator = new AggregatorRegistry();
+
+  const workers = new Map<Worker, { index: number; ready: boolean }>();
+  let stopping = false;
+  let exitCode = 0;
+
+  const stopAll = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    exitCode = code;
+    for (const worker of workers.keys()) worker.process.kill('SIGTERM');
+    setTimeout(() => {
+      for (const worker of workers.keys()) worker.process.kill('SIGKILL');
+      process.exit(exitCode || 1);
+    }, 20_000).unref();
+    if (workers.size === 0) process.exit(exitCode);
+  };
+
+  const fork = (index: number) => {
+    const worker = cluster.fork({ VITRINE_PROCESS_INDEX: String(index) });
+    workers.set(worker, { index, ready: false });
+    worker.on('message', (message: Request) => {
+      if (message?.type === 'vitrine:ready') workers.get(worker)!.ready = true;
+      else if (message?.type === 'vitrine:rate-limit') {
+        limits.incr(
+          message.key,
+          (error, result) =>
+            worker.send({
+              type: 'vitrine:rate-limit',
+              id: message.id,
+              ...(error ? { error: error.message } : { current: result.current, ttl: result.ttl }),
+            } satisfies RateLimitAnswer),
+          message.timeWindow,
+          message.max,
+        );
+      } else if (message?.type === 'vitrine:metrics') {
+        aggregator.clusterMetrics().then(
+          (text) => worker.send({ type: 'vitrine:metrics', id: message.id, text } satisfies MetricsAnswer),
+          (error: Error) =>
+            worker.send({ type: 'vitrine:metrics', id: message.id, error: error.message } satisfies MetricsAnswer),
+        );
+      }
+    });
+    worker.on('exit', (code, signal) => {
+      const state = workers.get(worker)!;
+      workers.delete(worker);
+      if (stopping) {
+        if (workers.size === 0) process.exit(exitCode);
+        return;
+      }
+      if (!state.ready) {
+        // It could not start (a port in use, a database it cannot reach): the others would not either.
+        stopAll(code || 1);
+        return;
+      }
+      log(`vitrine: API process ${state.index} exited (${signal ?? `code ${code}`}); starting it again`);
+      setTimeout(() => {
+        if (!stopping) fork(state.index);
+      }, 1_000).unref();
+    });
+  };
+
+  for (let index = 0; index < processes; index++) fork(index);
+  process.on('SIGTERM', () => stopAll(0));
+  process.on('SIGINT', () => stopAll(0));
+}

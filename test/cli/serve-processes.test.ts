@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
+import { DIALECTS, POSTGRES_SKIP } from '../helpers/backends.js';
+import { startServe, type ServedVitrine } from '../helpers/serve.js';
+
+const RATE_LIMIT = 8;
+
+/** One request on a connection of its own, so that successive requests reach different processes. */
+function get(
+  url: string,
+  token?: string,
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      })
+      .on('error', reject);
+  });
+}
+
+const pidsOf = (output: string) =>
+  [...output.matchAll(/"pid":(\d+)[^\n]*Server listening/g)].map((match) => Number(match[1]));
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+for (const dialect of DIALECTS) {
+  describe(`vitrine serve --processes 2 [${dialect}]`, { skip: dialect === 'postgres' && POSTGRES_SKIP }, () => {
+    let served: ServedVitrine;
+    // Registered first so it runs first: the server goes before its database is dropped.
+    after(() => served?.stop());
+    const database = cliDatabase(dialect);
+    let store: { store_uuid: string; api_token: string };
+
+    before(async () => {
+      assert.equal(runCli(database(), ['migrate']).status, 0);
+      store = jsonOf(runCli(database(), ['store', 'create', '--workspace-name', 'Cl', '--name', 'Shop', '--json']));
+      served = await startServe(database(), { VITRINE_RATE_LIMIT: String(RATE_LIMIT), LOG_LEVEL: 'info' }, [
+        '--processes',
+        '2',
+      ]);
+      for (let i = 0; i < 50 && pidsOf(served.output()).length < 2; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    });
+
+    it('serves from two processes on one port, and says so once', () => {
+      assert.equal(pidsOf(served.output()).length, 2);
+      assert.equal(served.output().match(/Vitrine serving the catalog API/g)?.length, 1);
+      assert.match(served.output(), /2 API processes/);
+    });
+
+    it('counts a token against one budget across the processes', async () => {
+      const url = `${served.url}/v1/stores?store_uuid=${store.store_uuid}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < RATE_LIMIT + 2; i++) statuses.push((await get(url, store.api_token)).status);
+      assert.deepEqual(statuses, [...Array(RATE_LIMIT).fill(200), 429, 429]);
+    });
+
+    it('aggregates /metrics over the processes', async () => {
+      const metrics = await get(`${served.url}/metrics`);
+      assert.equal(metrics.status, 200);
+      const answered = /vitrine_http_requests_total\{method="GET",route="\/v1\/stores",status="200"\} (\d+)/.exec(
+        metrics.body,
+      );
+      assert.equal(Number(answered?.[1]), RATE_LIMIT, 'every process counted, summed once');
+    });
+
+    it('starts a process that dies again, and stops every process on SIGTERM', async () => {
+      const [first, second] = pidsOf(served.output());
+      process.kill(second, 'SIGKILL');
+      for (let i = 0; i < 100 && pidsOf(served.output()).length < 3; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const pids = pidsOf(served.output());
+      assert.equal(pids.length, 3, 'a replacement process started');
+      assert.equal((await get(`${served.url}/healthz`)).status, 200);
+      await served.stop();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const pid of [first, pids[2]]) assert.equal(alive(pid), false, `process ${pid} still running`);
+    });
+  });
+}
