@@ -50,20 +50,37 @@ interface MetricsAnswer {
   text?: string;
   error?: string;
 }
-type Request = RateLimitRequest | MetricsRequest | { type: 'vitrine:ready' };
+interface LockRequest {
+  type: 'vitrine:write-lock';
+  id: number;
+}
+interface LockAnswer {
+  type: 'vitrine:write-lock';
+  id: number;
+}
+type Request =
+  RateLimitRequest | MetricsRequest | LockRequest | { type: 'vitrine:write-unlock' } | { type: 'vitrine:ready' };
 
 let nextId = 0;
-const pending = new Map<number, (answer: RateLimitAnswer | MetricsAnswer) => void>();
+const pending = new Map<number, (answer: RateLimitAnswer | MetricsAnswer | LockAnswer) => void>();
 let listening = false;
 
 /** Sends a request to the primary and waits for its answer (API processes only). */
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-function ask<A extends RateLimitAnswer | MetricsAnswer>(message: WithoutId<RateLimitRequest | MetricsRequest>) {
+function ask<A extends RateLimitAnswer | MetricsAnswer | LockAnswer>(
+  message: WithoutId<RateLimitRequest | MetricsRequest | LockRequest>,
+  timeoutMs = 2_000,
+) {
   if (!listening) {
     listening = true;
-    process.on('message', (answer: RateLimitAnswer | MetricsAnswer) => {
-      if (answer?.type !== 'vitrine:rate-limit' && answer?.type !== 'vitrine:metrics') return;
+    process.on('message', (answer: RateLimitAnswer | MetricsAnswer | LockAnswer) => {
+      if (
+        answer?.type !== 'vitrine:rate-limit' &&
+        answer?.type !== 'vitrine:metrics' &&
+        answer?.type !== 'vitrine:write-lock'
+      )
+        return;
       const resolve = pending.get(answer.id);
       pending.delete(answer.id);
       resolve?.(answer);
@@ -74,7 +91,7 @@ function ask<A extends RateLimitAnswer | MetricsAnswer>(message: WithoutId<RateL
     const timer = setTimeout(() => {
       pending.delete(id);
       reject(new Error('the primary process did not answer'));
-    }, 2_000);
+    }, timeoutMs);
     pending.set(id, (answer) => {
       clearTimeout(timer);
       resolve(answer as A);
@@ -110,6 +127,20 @@ export class ClusterRateLimitStore {
 
   child() {
     return this;
+  }
+}
+
+/**
+ * SQLite's single writer, across the API processes: a write transaction first takes this lock from
+ * the primary (first come, first served), so processes queue without blocking their event loops in
+ * SQLite's busy wait, and the lock passes on as soon as a transaction ends.
+ */
+export async function withClusterWriteLock<T>(work: () => Promise<T>): Promise<T> {
+  await ask<LockAnswer>({ type: 'vitrine:write-lock' }, 30_000);
+  try {
+    return await work();
+  } finally {
+    process.send!({ type: 'vitrine:write-unlock' });
   }
 }
 
@@ -158,6 +189,19 @@ export async function runPrimary(
   const aggregator = new AggregatorRegistry();
 
   const workers = new Map<Worker, { index: number; ready: boolean }>();
+  // The SQLite write lock: who holds it, and who waits for it in order.
+  let holder: Worker | undefined;
+  const waiting: Array<{ worker: Worker; id: number }> = [];
+  const grantNext = () => {
+    holder = undefined;
+    while (waiting.length > 0) {
+      const next = waiting.shift()!;
+      if (!workers.has(next.worker)) continue; // it died waiting
+      holder = next.worker;
+      next.worker.send({ type: 'vitrine:write-lock', id: next.id } satisfies LockAnswer);
+      return;
+    }
+  };
   let stopping = false;
   let exitCode = 0;
 
@@ -178,7 +222,12 @@ export async function runPrimary(
     workers.set(worker, { index, ready: false });
     worker.on('message', (message: Request) => {
       if (message?.type === 'vitrine:ready') workers.get(worker)!.ready = true;
-      else if (message?.type === 'vitrine:rate-limit') {
+      else if (message?.type === 'vitrine:write-lock') {
+        waiting.push({ worker, id: message.id });
+        if (!holder) grantNext();
+      } else if (message?.type === 'vitrine:write-unlock') {
+        if (holder === worker) grantNext();
+      } else if (message?.type === 'vitrine:rate-limit') {
         limits.incr(
           message.key,
           (error, result) =>
@@ -201,6 +250,8 @@ export async function runPrimary(
     worker.on('exit', (code, signal) => {
       const state = workers.get(worker)!;
       workers.delete(worker);
+      // A process that dies holding the write lock (SQLite rolled its transaction back) releases it.
+      if (holder === worker) grantNext();
       if (stopping) {
         if (workers.size === 0) process.exit(exitCode);
         return;

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
 import { SeqCache } from './storage/seq-cache.js';
 import { ChangeFeed } from './jobs/change-feed.js';
+import { isClusterWorker, withClusterWriteLock } from './cluster.js';
 import { WorkerRegistry, type JobLog, type WorkerErrorLog } from './jobs/workers.js';
 import { StoresService } from './modules/stores/stores.service.js';
 import { ProductsService } from './modules/products/products.service.js';
@@ -82,6 +83,8 @@ export function createMediaStore(config: Config): MediaStore {
 
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
   const storage = options.storage ?? openDatabase(config.databaseUrl);
+  // Several API processes on one SQLite file take turns at writing through the primary's lock.
+  if (isClusterWorker() && storage.dialect.name === 'sqlite') storage.writeGate = withClusterWriteLock;
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
   redis?.on('error', () => {});
   const onError = options.onWorkerError;

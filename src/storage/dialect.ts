@@ -31,6 +31,11 @@ export interface StorageHandle {
   readCommitted<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
   /** PostgreSQL: the schema the tables live in (migrations check their own tables there). */
   readonly schema?: string;
+  /**
+   * SQLite with several API processes: runs a write transaction once this process holds the
+   * cluster's write lock (see cluster.ts); absent, transactions run at once.
+   */
+  writeGate?: <T>(work: () => Promise<T>) => Promise<T>;
   /** PostgreSQL: the connection pool's use, for /metrics. */
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Describes the target without credentials, for logs and the start-up banner. */

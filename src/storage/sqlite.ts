@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  CompiledQuery,
   Kysely,
   SqliteDialect,
-  type CompiledQuery,
+  SqliteDriver,
+  type DatabaseConnection,
+  type SqliteDialectConfig,
   type SelectQueryBuilder,
   type SqliteDatabase as KyselySqliteDatabase,
 } from 'kysely';
@@ -55,18 +58,40 @@ function withStatementCache(connection: SqliteDatabase.Database): KyselySqliteDa
   };
 }
 
+/**
+ * Write transactions take the write lock when they begin (BEGIN IMMEDIATE), so that the busy timeout
+ * applies: with several processes on one file (`vitrine serve --processes N`, the CLI beside the
+ * server), a deferred transaction that read first and then wants to write is refused at once with
+ * SQLITE_BUSY instead of waiting for the other writer.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+  override createDriver() {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
 /** `sqlite:<path>` or `sqlite::memory:`. */
 export function openSqlite(url: string): StorageHandle {
   const target = url.slice('sqlite:'.length) || ':memory:';
   if (target !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
   const connection = new SqliteDatabase(target);
-  // WAL lets readers run beside the writer; the busy timeout covers a second process (the CLI) writing.
+  // WAL lets readers run beside the writer. Another process holding the write lock (a second API
+  // process, the CLI) is waited for briefly here — the wait blocks this process's event loop, so it
+  // is short — and a transaction still refused is retried without blocking (inTransaction).
   connection.pragma('journal_mode = WAL');
   connection.pragma('foreign_keys = ON');
-  connection.pragma('busy_timeout = 5000');
+  connection.pragma('busy_timeout = 200');
   connection.pragma('synchronous = NORMAL');
   const db = withDialect(
-    new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) }),
+    new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) }) }),
     sqliteDialect,
   );
   // An in-memory database cannot be opened twice: there, reads go through Kysely like the rest.

@@ -40,11 +40,14 @@ for (const dialect of DIALECTS) {
     // Registered first so it runs first: the server goes before its database is dropped.
     after(() => served?.stop());
     const database = cliDatabase(dialect);
-    let store: { store_uuid: string; api_token: string };
+    let store: { store_uuid: string; api_token: string; workspace_id: string };
+    /** A second token of the workspace: its own rate-limit budget for the write test. */
+    let writer = '';
 
     before(async () => {
       assert.equal(runCli(database(), ['migrate']).status, 0);
       store = jsonOf(runCli(database(), ['store', 'create', '--workspace-name', 'Cl', '--name', 'Shop', '--json']));
+      writer = jsonOf(runCli(database(), ['token', 'create', '--workspace', store.workspace_id, '--json'])).api_token;
       served = await startServe(database(), { VITRINE_RATE_LIMIT: String(RATE_LIMIT), LOG_LEVEL: 'info' }, [
         '--processes',
         '2',
@@ -64,6 +67,43 @@ for (const dialect of DIALECTS) {
       const statuses: number[] = [];
       for (let i = 0; i < RATE_LIMIT + 2; i++) statuses.push((await get(url, store.api_token)).status);
       assert.deepEqual(statuses, [...Array(RATE_LIMIT).fill(200), 429, 429]);
+    });
+
+    it('takes concurrent writes from both processes without a failure (one writer at a time)', async () => {
+      const post = (body: string) =>
+        new Promise<number>((resolve, reject) => {
+          const request = http.request(
+            `${served.url}/v1/products?store_uuid=${store.store_uuid}`,
+            {
+              method: 'POST',
+              agent: false,
+              headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode ?? 0));
+            },
+          );
+          request.on('error', reject);
+          request.end(body);
+        });
+      const batches = Array.from({ length: 6 }, (_, b) =>
+        JSON.stringify(
+          Array.from({ length: 100 }, (_, i) => ({
+            product_code: `W${b}-${i}`,
+            'Product Name': `Shirt ${b} ${i}`,
+            Category: 'Shirts',
+            'Selling Price': '20',
+            'Image URL 1': 'https://img.example/w.jpg',
+          })),
+        ),
+      );
+      const statuses = await Promise.all(batches.map(post));
+      assert.deepEqual(new Set(statuses), new Set([200]));
+      const listed = JSON.parse(
+        (await get(`${served.url}/v1/products?store_uuid=${store.store_uuid}&limit=1`, writer)).body,
+      );
+      assert.equal(listed.data.total, 600);
     });
 
     it('aggregates /metrics over the processes', async () => {
