@@ -48,6 +48,13 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  // PostgreSQL's default random_page_cost (4) assumes spinning disks and makes the planner scan a
+  // whole table rather than use the search index (GIN) for common words: text search on the 44k
+  // catalog then takes twice as long. 1.1 is the usual setting for SSDs and cached data. The SET is
+  // queued on the new connection before any query of ours, so every query sees it.
+  pool.on('connect', (client) => {
+    client.query('SET random_page_cost = 1.1').catch(() => {});
+  });
   const db = withDialect(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), postgresDialect);
   const safe = new URL(url);
   safe.password = '';
