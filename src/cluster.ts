@@ -58,8 +58,18 @@ interface LockAnswer {
   type: 'vitrine:write-lock';
   id: number;
 }
+interface PeerMessage {
+  type: 'vitrine:peers';
+  topic: string;
+  payload: string;
+}
 type Request =
-  RateLimitRequest | MetricsRequest | LockRequest | { type: 'vitrine:write-unlock' } | { type: 'vitrine:ready' };
+  | RateLimitRequest
+  | MetricsRequest
+  | LockRequest
+  | PeerMessage
+  | { type: 'vitrine:write-unlock' }
+  | { type: 'vitrine:ready' };
 
 let nextId = 0;
 const pending = new Map<number, (answer: RateLimitAnswer | MetricsAnswer | LockAnswer) => void>();
@@ -144,6 +154,30 @@ export async function withClusterWriteLock<T>(work: () => Promise<T>): Promise<T
   }
 }
 
+const subscribers = new Map<string, Array<(payload: string) => void>>();
+let subscribed = false;
+
+/**
+ * What one API process tells the others (through the primary), e.g. "forget this store's cached
+ * CORS origins" after an operator changed them. Not clustered: nothing to tell.
+ */
+export const peers = {
+  publish(topic: string, payload: string) {
+    if (cluster.isWorker) process.send!({ type: 'vitrine:peers', topic, payload } satisfies PeerMessage);
+  },
+  subscribe(topic: string, handler: (payload: string) => void) {
+    if (!cluster.isWorker) return;
+    if (!subscribed) {
+      subscribed = true;
+      process.on('message', (message: PeerMessage) => {
+        if (message?.type === 'vitrine:peers')
+          for (const each of subscribers.get(message.topic) ?? []) each(message.payload);
+      });
+    }
+    subscribers.set(topic, [...(subscribers.get(topic) ?? []), handler]);
+  },
+};
+
 /** /metrics of a clustered process: every process's metrics, aggregated by the primary. */
 export async function clusterMetrics(): Promise<string> {
   const answer = await ask<MetricsAnswer>({ type: 'vitrine:metrics' });
@@ -227,6 +261,8 @@ export async function runPrimary(
         if (!holder) grantNext();
       } else if (message?.type === 'vitrine:write-unlock') {
         if (holder === worker) grantNext();
+      } else if (message?.type === 'vitrine:peers') {
+        for (const other of workers.keys()) if (other !== worker) other.send(message);
       } else if (message?.type === 'vitrine:rate-limit') {
         limits.incr(
           message.key,

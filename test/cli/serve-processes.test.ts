@@ -6,6 +6,7 @@ import { DIALECTS, POSTGRES_SKIP } from '../helpers/backends.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
 
 const RATE_LIMIT = 8;
+const ADMIN = 'serve-processes-admin-token';
 
 /** One request on a connection of its own, so that successive requests reach different processes. */
 function get(
@@ -48,10 +49,11 @@ for (const dialect of DIALECTS) {
       assert.equal(runCli(database(), ['migrate']).status, 0);
       store = jsonOf(runCli(database(), ['store', 'create', '--workspace-name', 'Cl', '--name', 'Shop', '--json']));
       writer = jsonOf(runCli(database(), ['token', 'create', '--workspace', store.workspace_id, '--json'])).api_token;
-      served = await startServe(database(), { VITRINE_RATE_LIMIT: String(RATE_LIMIT), LOG_LEVEL: 'info' }, [
-        '--processes',
-        '2',
-      ]);
+      served = await startServe(
+        database(),
+        { VITRINE_RATE_LIMIT: String(RATE_LIMIT), LOG_LEVEL: 'info', VITRINE_ADMIN_TOKEN: ADMIN },
+        ['--processes', '2'],
+      );
       for (let i = 0; i < 50 && pidsOf(served.output()).length < 2; i++)
         await new Promise((resolve) => setTimeout(resolve, 100));
     });
@@ -104,6 +106,49 @@ for (const dialect of DIALECTS) {
         (await get(`${served.url}/v1/products?store_uuid=${store.store_uuid}&limit=1`, writer)).body,
       );
       assert.equal(listed.data.total, 600);
+    });
+
+    it('applies a CORS change made through one process in every process at once', async () => {
+      const origin = 'https://shop.example';
+      const preflight = () =>
+        new Promise<number>((resolve, reject) => {
+          http
+            .request(
+              `${served.url}/v1/search?store_uuid=${store.store_uuid}&query=x`,
+              {
+                method: 'OPTIONS',
+                agent: false,
+                headers: { origin, 'access-control-request-method': 'GET' },
+              },
+              (res) => {
+                res.resume();
+                res.on('end', () => resolve(res.statusCode ?? 0));
+              },
+            )
+            .on('error', reject)
+            .end();
+        });
+      // Every process has looked at the store's (empty) origins, and cached that.
+      for (let i = 0; i < 4; i++) assert.equal(await preflight(), 403);
+      const set = await new Promise<number>((resolve, reject) => {
+        const request = http.request(
+          `${served.url}/admin/v1/stores/${store.store_uuid}/cors`,
+          {
+            method: 'PUT',
+            agent: false,
+            headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        request.on('error', reject);
+        request.end(JSON.stringify({ allowed_origins: [origin] }));
+      });
+      assert.equal(set, 200);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the word travels through the primary
+      for (let i = 0; i < 4; i++) assert.equal(await preflight(), 204);
     });
 
     it('aggregates /metrics over the processes', async () => {

@@ -199,7 +199,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
         tags,
         summary: 'Replace the browser origins allowed to call the API for a store (CORS)',
         description:
-          'Preflights (OPTIONS) from these origins are answered with Access-Control-Allow-Origin, and so are the answers to their requests; any other origin gets nothing reflected (a preflight: 403). Other processes apply a change within 30 s.',
+          'Preflights (OPTIONS) from these origins are answered with Access-Control-Allow-Origin, and so are the answers to their requests; any other origin gets nothing reflected (a preflight: 403). Applies at once in every API process of the server; a change made with the CLI within 30 s.',
         params: StoreUuidParams,
         body: AllowedOriginsSchema,
         response: { 200: Envelope(AllowedOriginsSchema), ...standardErrors() },

@@ -103,7 +103,7 @@ export interface paths {
         get: operations["adminGetAllowedOrigins"];
         /**
          * Replace the browser origins allowed to call the API for a store (CORS)
-         * @description Preflights (OPTIONS) from these origins are answered with Access-Control-Allow-Origin, and so are the answers to their requests; any other origin gets nothing reflected (a preflight: 403). Other processes apply a change within 30 s.
+         * @description Preflights (OPTIONS) from these origins are answered with Access-Control-Allow-Origin, and so are the answers to their requests; any other origin gets nothing reflected (a preflight: 403). Applies at once in every API process of the server; a change made with the CLI within 30 s.
          */
         put: operations["adminSetAllowedOrigins"];
         post?: never;
