@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import * as importsRepository from '../modules/imports/imports.repository.js';
+import * as visualRepository from '../modules/visual/visual.repository.js';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { clusterMetrics, isClusterWorker } from '../cluster.js';
 import type { Container } from '../container.js';
@@ -58,56 +60,36 @@ function createMetrics(container: Container) {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [registry],
   });
+  // Read from the shared database at scrape time: the same in every process, so counted once.
+  const databaseGauge = (name: string, help: string, label: string, read: () => Promise<Record<string, number>>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      aggregator: 'first',
+      registers: [registry],
+      async collect() {
+        const values = await read();
+        this.reset();
+        for (const [value, count] of Object.entries(values)) this.set({ [label]: value }, count);
+      },
+    });
   const db = container.storage.db;
-  new Gauge({
-    name: 'vitrine_image_queue',
-    aggregator: 'first', // read from the shared database: the same in every process
-    help: 'catalog images by state of the search-by-photo pipeline (pending, indexed, failed, …)',
-    labelNames: ['state'],
-    registers: [registry],
-    async collect() {
-      const rows = await db
-        .selectFrom('images')
-        .select(['state', db.fn.countAll<number>().as('n')])
-        .groupBy('state')
-        .execute();
-      this.reset();
-      for (const row of rows) this.set({ state: row.state }, Number(row.n));
-    },
-  });
-  new Gauge({
-    name: 'vitrine_import_jobs',
-    aggregator: 'first', // read from the shared database: the same in every process
-    help: 'catalog import jobs by status (queued, running, done, failed)',
-    labelNames: ['status'],
-    registers: [registry],
-    async collect() {
-      const rows = await db
-        .selectFrom('imports')
-        .select(['status', db.fn.countAll<number>().as('n')])
-        .groupBy('status')
-        .execute();
-      this.reset();
-      for (const row of rows) this.set({ status: row.status }, Number(row.n));
-    },
-  });
-  new Gauge({
-    name: 'vitrine_change_log_lag',
-    aggregator: 'first', // read from the shared database: the same in every process
-    help: 'changes written but not yet applied, per follower (search index, images, collections, …), all stores',
-    labelNames: ['follower'],
-    registers: [registry],
-    async collect() {
-      const rows = await db
-        .selectFrom('feed_cursors as c')
-        .innerJoin('stores as s', 's.id', 'c.store_id')
-        .select(['c.consumer', sql<number>`sum(s.change_seq - c.seq)`.as('lag')])
-        .groupBy('c.consumer')
-        .execute();
-      this.reset();
-      for (const row of rows) this.set({ follower: row.consumer }, Math.max(0, Number(row.lag)));
-    },
-  });
+  databaseGauge(
+    'vitrine_image_queue',
+    'catalog images by state of the search-by-photo pipeline (pending, indexed, failed, …)',
+    'state',
+    () => visualRepository.countByState(db),
+  );
+  databaseGauge('vitrine_import_jobs', 'catalog import jobs by status (queued, running, done, failed)', 'status', () =>
+    importsRepository.countByStatus(db),
+  );
+  databaseGauge(
+    'vitrine_change_log_lag',
+    'changes written but not yet applied, per follower (search index, images, collections, …), all stores',
+    'follower',
+    () => container.changes.lagByConsumer(),
+  );
   new Gauge({
     name: 'vitrine_worker_failures',
     help: 'failed runs of each background worker of this process since it started',

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { chunked } from '../storage/chunks.js';
 
@@ -106,6 +107,17 @@ export class ChangeFeed {
   async latest(storeId: string, db: Db = this.storage.db): Promise<number> {
     const row = await db.selectFrom('stores').select('change_seq').where('id', '=', storeId).executeTakeFirst();
     return Number(row?.change_seq ?? 0);
+  }
+
+  /** Changes written but not yet applied, per consumer, summed over the stores it follows (/metrics). */
+  async lagByConsumer(): Promise<Record<string, number>> {
+    const rows = await this.storage.db
+      .selectFrom('feed_cursors as c')
+      .innerJoin('stores as s', 's.id', 'c.store_id')
+      .select(['c.consumer', sql<number>`sum(s.change_seq - c.seq)`.as('lag')])
+      .groupBy('c.consumer')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.consumer, Math.max(0, Number(row.lag))]));
   }
 
   /** Stores whose log has moved past a consumer's cursor. */

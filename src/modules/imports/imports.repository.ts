@@ -14,3 +14,13 @@ export function findImport(db: Db, id: string) {
 export async function updateHeldImport(db: Db, id: string, workerId: string, values: Updateable<ImportsTable>) {
   await db.updateTable('imports').set(values).where('id', '=', id).where('claimed_by', '=', workerId).execute();
 }
+
+/** Import jobs of every store by status (the /metrics import gauge). */
+export async function countByStatus(db: Db): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('imports')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+}

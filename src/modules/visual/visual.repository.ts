@@ -157,6 +157,16 @@ export async function requeueFailed(db: Db, storeId: string): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
+/** Images of every store by pipeline state (the /metrics queue depth). */
+export async function countByState(db: Db): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('images')
+    .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('state')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]));
+}
+
 export async function queueStatus(db: Db, storeId: string, failuresLimit: number) {
   const counts = await db
     .selectFrom('images')
