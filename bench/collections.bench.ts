@@ -63,14 +63,19 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     ).n,
   );
 
-  // Extra cost of a 100-product write: the follower re-evaluating those products against every autoRefresh collection.
+  // Extra cost of a 100-product write: the follower re-evaluating those products against every autoRefresh
+  // collection. Worst case: every written product gets a new price, which every collection sorts by, so
+  // each of its memberships moves. Common case: a write that leaves filters and sort fields alone.
   const random = prng(9);
   const writes: number[] = [];
   const follows: number[] = [];
-  for (let round = 0; round < 20; round++) {
+  const followsUnsorted: number[] = [];
+  for (let round = 0; round < 40; round++) {
+    const repriced = round < 20;
     const batch = Array.from({ length: 100 }, () => {
       const p = { ...products[Math.floor(random() * products.length)] };
-      p['Selling Price'] = deterministicPrice(String(Number(p.product_code) + round + 1));
+      if (repriced) p['Selling Price'] = deterministicPrice(String(Number(p.product_code) + round + 1));
+      else p['Product Name'] = `${p['Product Name']} (${round})`;
       return p;
     });
     started = performance.now();
@@ -78,7 +83,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     writes.push(performance.now() - started);
     started = performance.now();
     await container.collections.follower.catchUp(store.id);
-    follows.push(performance.now() - started);
+    (repriced ? follows : followsUnsorted).push(performance.now() - started);
   }
   await container.close();
 
@@ -105,6 +110,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
       memberRows,
       write: [...writes].sort((a, b) => a - b),
       follow: [...follows].sort((a, b) => a - b),
+      followUnsorted: [...followsUnsorted].sort((a, b) => a - b),
       list,
       members,
     };
@@ -121,14 +127,16 @@ else console.log('collections.bench: PostgreSQL not reachable, its half SKIPPED'
 const table = [
   `${fmt(COLLECTIONS)} rule collections (department + article type, article type + colours, article type + price range; sorted by price; all autoRefresh) over ${fmt(products.length)} products.`,
   '',
-  '| engine | create all s | member rows | `GET /v1/collection?limit=1000` req/s, p50 / p99 ms (10 conn.) | `/collection/{id}/products?limit=100` req/s, p50 / p99 ms | 100-product write ms p50 | extra follower work per 100-product write ms p50 / p99 |',
-  '|---|---:|---:|---:|---:|---:|---:|',
+  '| engine | create all s | member rows | `GET /v1/collection?limit=1000` req/s, p50 / p99 ms (10 conn.) | `/collection/{id}/products?limit=100` req/s, p50 / p99 ms | 100-product write ms p50 | follower work per 100-product write, every price changed, ms p50 / p99 | same, names changed (filters and sort fields unchanged) |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
   ...results.map(
     (r) =>
-      `| ${r.engine} | ${fmt(r.createSeconds, 1)} | ${fmt(r.memberRows)} | ${fmt(r.list.rps)}, ${r.list.p50} / ${r.list.p99} | ${fmt(r.members.rps)}, ${r.members.p50} / ${r.members.p99} | ${fmt(pct(r.write, 0.5), 1)} | **${fmt(pct(r.follow, 0.5), 1)} / ${fmt(pct(r.follow, 0.99), 1)}** |`,
+      `| ${r.engine} | ${fmt(r.createSeconds, 1)} | ${fmt(r.memberRows)} | ${fmt(r.list.rps)}, ${r.list.p50} / ${r.list.p99} | ${fmt(r.members.rps)}, ${r.members.p50} / ${r.members.p99} | ${fmt(pct(r.write, 0.5), 1)} | **${fmt(pct(r.follow, 0.5), 1)} / ${fmt(pct(r.follow, 0.99), 1)}** | ${fmt(pct(r.followUnsorted, 0.5), 1)} / ${fmt(pct(r.followUnsorted, 0.99), 1)} |`,
   ),
   '',
   `The follower re-evaluates only the changed products against the compiled rules (not every collection over the catalog). Target: well under a second of extra work per 100-product write. PostgreSQL: \`ANALYZE\` after bulk loads. ${seconds} s per HTTP measurement; ${machineLine()}.`,
+  '',
+  'The follower re-evaluates only the changed products against the live rules, compiled once per change of the rule set and filed by attribute (`RuleIndex`): matching 100 products takes about 10 ms. It then writes only the memberships that changed (a diff against the stored ones, read through the per-product index). A write that leaves filters and sort fields alone costs almost no membership writes; one that changes the price every collection sorts by moves about 5,000 membership rows (≈ 50 per product), and that database work (≈ 250–300 ms of upserts on either engine, plus the commit) is what remains of the worst case.',
 ].join('\n');
 console.log(table);
 recordSection('Collections (2,000 rule collections, 44k catalog)', table);

@@ -11,6 +11,7 @@ import * as moduleBoundaries from './migrations/0008-module-boundaries.js';
 import { vocabularyMigration } from './migrations/0009-vocabulary.js';
 import * as media from './migrations/0010-media.js';
 import * as storefront from './migrations/0011-storefront.js';
+import * as collectionMemberLookup from './migrations/0012-collection-member-lookup.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -27,6 +28,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0009-vocabulary': vocabularyMigration(dialect),
     '0010-media': media,
     '0011-storefront': storefront,
+    '0012-collection-member-lookup': collectionMemberLookup,
   };
 }
 

@@ -143,6 +143,38 @@ describeEachDialect('collections', (ctx) => {
     assert.equal((await members(t, 'men-frozen')).total, 2);
   });
 
+  it('moves a live member when its sort field changes, and leaves other collections alone', async () => {
+    const t = ctx();
+    const write = (method: 'POST' | 'PUT', payload: object[]) =>
+      t.request({ method, url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload });
+    await write('POST', [
+      product('g1', { Category: 'Gowns', 'Selling Price': '45' }),
+      product('g2', { Category: 'Gowns', 'Selling Price': '25' }),
+      product('g3', { Category: 'Gowns', 'Selling Price': '80' }),
+    ]);
+    await post(t, [
+      {
+        id: 'gowns-cheap-first',
+        name: 'Gowns',
+        filters: { Category: 'Gowns' },
+        sortBy: { dynamic: [{ field: 'Selling Price', order: 'asc' }] },
+      },
+      { id: 'gowns-frozen', name: 'Gowns frozen', filters: { Category: 'Gowns' }, autoRefresh: false },
+    ]);
+    const order = async (id: string) =>
+      (await members(t, id)).products.map((p: { product_code: string }) => p.product_code);
+    assert.deepEqual(await order('gowns-cheap-first'), ['g2', 'g1', 'g3']);
+    await write('PUT', [{ product_code: 'g3', 'Selling Price': '5' }]);
+    assert.deepEqual(await order('gowns-cheap-first'), ['g3', 'g2', 'g1'], 'the repriced member moved');
+    await write('PUT', [{ product_code: 'g2', 'Product Name': 'Renamed' }]);
+    assert.deepEqual(await order('gowns-cheap-first'), ['g3', 'g2', 'g1'], 'a rename keeps the order');
+    await write('PUT', [{ product_code: 'g1', Category: 'Skirts' }]);
+    assert.deepEqual(await order('gowns-cheap-first'), ['g3', 'g2'], 'a product that no longer matches leaves');
+    assert.deepEqual((await order('gowns-frozen')).sort(), ['g1', 'g2', 'g3'], 'a frozen collection keeps its members');
+    await write('PUT', [{ product_code: 'g1', Category: 'Gowns' }]);
+    assert.deepEqual(await order('gowns-cheap-first'), ['g3', 'g2', 'g1'], 'and comes back when it matches again');
+  });
+
   it('hides collections below minProducts, filters by status, and lists static collections of heroes', async () => {
     const t = ctx();
     await post(t, [

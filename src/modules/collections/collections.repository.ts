@@ -108,21 +108,45 @@ export async function liveRulesSignature(db: Db, storeId: string): Promise<strin
   return `${Number(row?.n ?? 0)}|${row?.at ?? ''}|${Number(row?.size ?? 0)}`;
 }
 
-/** Removes the given products from every live rule collection (they are evaluated again). */
-export async function deleteLiveMemberships(db: Db, storeId: string, codes: string[]) {
-  await db
-    .deleteFrom('collection_members')
-    .where('store_id', '=', storeId)
-    .where('product_code', 'in', codes)
-    .where('collection_id', 'in', (eb) =>
-      eb
-        .selectFrom('collections')
-        .select('id')
+/** Every membership of the given products, with its sort key (what the follower diffs against). */
+export async function membershipRowsOf(db: Db, storeId: string, codes: string[]): Promise<MemberRow[]> {
+  const rows: MemberRow[] = [];
+  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
+    rows.push(
+      ...(await db
+        .selectFrom('collection_members')
+        .select(['store_id', 'collection_id', 'product_code', 'sort_key'])
         .where('store_id', '=', storeId)
-        .where('auto_refresh', '=', 1)
-        .where('is_static', '=', 0),
-    )
-    .execute();
+        .where('product_code', 'in', chunk)
+        .execute()),
+    );
+  }
+  return rows;
+}
+
+/** Inserts memberships, or moves existing ones to their new sort key. */
+export async function upsertMembers(db: Db, rows: MemberRow[]) {
+  for (const chunk of chunked(db, rows, { paramsPerItem: 4, maxItems: 1000 }))
+    await db
+      .insertInto('collection_members')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc
+          .columns(['store_id', 'collection_id', 'product_code'])
+          .doUpdateSet((eb) => ({ sort_key: eb.ref('excluded.sort_key') })),
+      )
+      .execute();
+}
+
+/** Removes one product from the given collections. */
+export async function deleteMemberships(db: Db, storeId: string, productCode: string, collectionIds: string[]) {
+  for (const chunk of chunked(db, collectionIds, { maxItems: 500 }))
+    await db
+      .deleteFrom('collection_members')
+      .where('store_id', '=', storeId)
+      .where('product_code', '=', productCode)
+      .where('collection_id', 'in', chunk)
+      .execute();
 }
 
 export async function hasCollections(db: Db, storeId: string): Promise<boolean> {

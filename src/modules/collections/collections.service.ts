@@ -59,6 +59,8 @@ interface LiveRules {
   signature: string;
   resolver: AudienceResolver;
   size: number;
+  /** The live collections' ids: the memberships the follower owns. */
+  ids: Set<string>;
   index: RuleIndex<LiveRule>;
 }
 
@@ -259,14 +261,42 @@ export class CollectionsService {
         chunk.filter((code) => !visible.has(code)),
       );
       if (live.size === 0) continue;
-      await repo.deleteLiveMemberships(trx, storeId, chunk);
-      const rows: repo.MemberRow[] = [];
+      const desired = new Map<string, repo.MemberRow>();
       for (const product of products) {
-        for (const collection of live.index.matching(product.attributes))
-          rows.push(memberRow(storeId, collection.id, product, collection.sort));
+        for (const collection of live.index.matching(product.attributes)) {
+          const row = memberRow(storeId, collection.id, product, collection.sort);
+          desired.set(membershipKey(row), row);
+        }
       }
-      await repo.insertMembers(trx, rows);
+      await this.#applyMembershipDiff(trx, storeId, live, desired, await repo.membershipRowsOf(trx, storeId, chunk));
     }
+  }
+
+  /**
+   * Writes only what changed: a product that stays in its collections with the same sort key
+   * costs no write, one whose sort field changed moves in place (upsert), and one that no longer
+   * matches leaves. Memberships of static or frozen collections are not the follower's to touch.
+   */
+  async #applyMembershipDiff(
+    trx: Db,
+    storeId: string,
+    live: LiveRules,
+    desired: Map<string, repo.MemberRow>,
+    existing: repo.MemberRow[],
+  ) {
+    const leaving = new Map<string, string[]>();
+    for (const row of existing) {
+      if (!live.ids.has(row.collection_id)) continue;
+      const key = membershipKey(row);
+      const wanted = desired.get(key);
+      if (wanted === undefined) {
+        const collections = leaving.get(row.product_code) ?? [];
+        collections.push(row.collection_id);
+        leaving.set(row.product_code, collections);
+      } else if (wanted.sort_key === row.sort_key) desired.delete(key);
+    }
+    for (const [code, collectionIds] of leaving) await repo.deleteMemberships(trx, storeId, code, collectionIds);
+    await repo.upsertMembers(trx, [...desired.values()]);
   }
 
   /**
@@ -281,7 +311,13 @@ export class CollectionsService {
       const doc = JSON.parse(row.document) as CollectionDocument;
       return { id: row.id, filters: compileFilters(doc.filters, resolver), sort: compileSort(doc.sortBy) };
     });
-    const live = { signature, resolver, size: rules.length, index: new RuleIndex(rules, resolver) };
+    const live = {
+      signature,
+      resolver,
+      size: rules.length,
+      ids: new Set(rules.map((rule) => rule.id)),
+      index: new RuleIndex(rules, resolver),
+    };
     if (this.#rules.size > 1_000) this.#rules.clear();
     this.#rules.set(storeId, live);
     return live;
@@ -364,6 +400,10 @@ export class CollectionsService {
     }
     return { total: view.totalProducts, products: [...firstHeroes, ...rest] };
   }
+}
+
+function membershipKey(row: repo.MemberRow): string {
+  return `${row.collection_id}\u0000${row.product_code}`;
 }
 
 function memberRow(
