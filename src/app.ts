@@ -1,3 +1,5 @@
+import { changesRoutes } from './modules/changes/changes.routes.js';
+import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fastifyCompress from '@fastify/compress';
@@ -103,6 +105,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
       await v1.register(recommendationsRoutes, { recommendations: container.recommendations });
       await v1.register(visualRoutes, { visual: container.visual });
       await v1.register(mediaRoutes, { media: container.media, publicUrl: config.publicUrl });
+      await v1.register(changesRoutes, { changes: container.changeFeed });
     },
     { prefix: '/v1' },
   );
@@ -118,6 +121,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         await admin.register(visualAdminRoutes, { visual: container.visual });
         await admin.register(importsAdminRoutes, { imports: container.imports });
         await admin.register(vocabularyAdminRoutes, { vocabulary: container.vocabulary });
+        await admin.register(webhooksAdminRoutes, { webhooks: container.webhooks });
       },
       { prefix: '/admin/v1' },
     );

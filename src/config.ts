@@ -47,6 +47,16 @@ export interface Config {
    * uploaded media; unset: the address of the request (API) or http://HOST:PORT (CLI).
    */
   readonly publicUrl?: string;
+  /** How long the change log keeps a change for `GET /v1/changes` and webhook replays (VITRINE_CHANGE_RETENTION_HOURS). */
+  readonly changeRetentionHours: number;
+  /** Webhook delivery: answer timeout, first retry delay (doubling, with jitter, up to an hour), events per POST. */
+  readonly webhooks: {
+    readonly timeoutMs: number;
+    readonly retryBaseMs: number;
+    readonly retryMaxMs: number;
+    readonly giveUpHours: number;
+    readonly batchSize: number;
+  };
   /** An S3-compatible bucket for uploaded media (VITRINE_MEDIA_S3_*); unset: the local disk under dataDir. */
   readonly mediaS3?: {
     readonly bucket: string;
@@ -106,6 +116,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     visualIndexBytes: parseInteger('VITRINE_VISUAL_INDEX_MB', env.VITRINE_VISUAL_INDEX_MB, 1024) * MB,
     complementsIndexBytes: parseInteger('VITRINE_COMPLEMENTS_INDEX_MB', env.VITRINE_COMPLEMENTS_INDEX_MB, 512) * MB,
     searchVocabularyBytes: parseInteger('VITRINE_SEARCH_VOCABULARY_MB', env.VITRINE_SEARCH_VOCABULARY_MB, 256) * MB,
+    changeRetentionHours: parseInteger('VITRINE_CHANGE_RETENTION_HOURS', env.VITRINE_CHANGE_RETENTION_HOURS, 168),
+    webhooks: {
+      timeoutMs: parseInteger('VITRINE_WEBHOOK_TIMEOUT_MS', env.VITRINE_WEBHOOK_TIMEOUT_MS, 10_000),
+      retryBaseMs: parseInteger('VITRINE_WEBHOOK_RETRY_MS', env.VITRINE_WEBHOOK_RETRY_MS, 10_000),
+      retryMaxMs: parseInteger('VITRINE_WEBHOOK_RETRY_MAX_MS', env.VITRINE_WEBHOOK_RETRY_MAX_MS, 3_600_000),
+      giveUpHours: parseInteger('VITRINE_WEBHOOK_GIVE_UP_HOURS', env.VITRINE_WEBHOOK_GIVE_UP_HOURS, 24),
+      batchSize: parseInteger('VITRINE_WEBHOOK_BATCH', env.VITRINE_WEBHOOK_BATCH, 100),
+    },
     publicUrl: env.VITRINE_PUBLIC_URL ? env.VITRINE_PUBLIC_URL.replace(/\/+$/, '') : undefined,
     mediaS3: env.VITRINE_MEDIA_S3_BUCKET
       ? {
@@ -160,6 +178,37 @@ function checkConfig(c: Config) {
   check(c.dataDir !== '', 'VITRINE_DATA_DIR', 'must not be empty', c.dataDir);
   check(c.assetFormats.length > 0, 'VITRINE_ASSET_FORMATS', 'must name at least one format', c.assetFormats);
   check(isInteger(c.imageRetryBaseMs, 0), 'VITRINE_IMAGE_RETRY_MS', 'must be 0 or more', c.imageRetryBaseMs);
+  check(
+    isInteger(c.changeRetentionHours, 1),
+    'VITRINE_CHANGE_RETENTION_HOURS',
+    'must be at least 1',
+    c.changeRetentionHours,
+  );
+  check(
+    isInteger(c.webhooks.timeoutMs, 100),
+    'VITRINE_WEBHOOK_TIMEOUT_MS',
+    'must be at least 100',
+    c.webhooks.timeoutMs,
+  );
+  check(isInteger(c.webhooks.retryBaseMs, 0), 'VITRINE_WEBHOOK_RETRY_MS', 'must be 0 or more', c.webhooks.retryBaseMs);
+  check(
+    isInteger(c.webhooks.retryMaxMs, c.webhooks.retryBaseMs),
+    'VITRINE_WEBHOOK_RETRY_MAX_MS',
+    'must be at least VITRINE_WEBHOOK_RETRY_MS',
+    c.webhooks.retryMaxMs,
+  );
+  check(
+    isInteger(c.webhooks.giveUpHours, 1),
+    'VITRINE_WEBHOOK_GIVE_UP_HOURS',
+    'must be at least 1',
+    c.webhooks.giveUpHours,
+  );
+  check(
+    isInteger(c.webhooks.batchSize, 1, 1000),
+    'VITRINE_WEBHOOK_BATCH',
+    'must be from 1 to 1000',
+    c.webhooks.batchSize,
+  );
   check(isInteger(c.visualIndexBytes, 1), 'VITRINE_VISUAL_INDEX_MB', 'must be at least 1', c.visualIndexBytes);
   check(
     isInteger(c.complementsIndexBytes, 1),

@@ -29,6 +29,9 @@ import { VisualIndexes } from './modules/visual/visual-index.js';
 import { VisualService } from './modules/visual/visual.service.js';
 import { MediaService } from './modules/media/media.service.js';
 import { LocalMediaStore, S3MediaStore, type MediaStore } from './modules/media/media-store.js';
+import { ChangesService } from './modules/changes/changes.service.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { WebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -54,6 +57,9 @@ export interface Container {
   imageWorker: ImageWorker;
   visual: VisualService;
   media: MediaService;
+  changeFeed: ChangesService;
+  webhooks: WebhooksService;
+  webhookDispatcher: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -141,6 +147,20 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   });
   const visual = new VisualService(visualIndexes, queryVision, imageJobs, stores, imageCatalog);
 
+  const changeFeed = new ChangesService(storage, changes, {
+    retentionHours: config.changeRetentionHours,
+    internalConsumers: [searchIndexer.follower.consumer, collections.follower.consumer, imageCatalog.follower.consumer],
+    onError,
+    log: options.jobLog,
+  });
+  const webhooks = new WebhooksService(storage, changes, stores, { allowPrivateFetch: config.allowPrivateFetch });
+  const webhookDispatcher = new WebhookDispatcher(storage, changes, {
+    ...config.webhooks,
+    allowPrivateFetch: config.allowPrivateFetch,
+    onError,
+    log: options.jobLog,
+  });
+
   // Every background job of a process, by name; `serve` runs them all (unless told to leave image
   // embedding to `vitrine worker` processes), `worker` runs the fetching, embedding and imports.
   const workers = new WorkerRegistry();
@@ -150,6 +170,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   workers.register(imageCatalog.follower, ['serve', 'worker']);
   workers.register(imageWorker, ['serve', 'worker']);
   workers.register(imports.worker, ['serve', 'worker']);
+  workers.register(webhookDispatcher, ['serve', 'worker']);
+  workers.register(changeFeed.pruner, ['serve']);
   imageCatalog.onQueued(() => workers.wake(imageWorker.name));
 
   return {
@@ -174,6 +196,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     imageWorker,
     visual,
     media,
+    changeFeed,
+    webhooks,
+    webhookDispatcher,
     async close() {
       await workers.stop();
       visualIndexes.close();

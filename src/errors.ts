@@ -34,6 +34,18 @@ export class NotFoundError extends AppError {
 export class ConflictError extends AppError {
   readonly code = 'conflict';
 }
+/** What the caller points at existed and is gone for good (a change-feed cursor past the retention). */
+export class GoneError extends AppError {
+  readonly code = 'gone';
+  constructor(
+    message: string,
+    field: string | undefined,
+    /** Put beside the message in the envelope's `data` (what the caller can do instead). */
+    readonly data: Record<string, unknown>,
+  ) {
+    super(message, field);
+  }
+}
 export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';
 }

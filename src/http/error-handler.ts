@@ -4,6 +4,7 @@ import {
   ConflictError,
   DependencyUnavailableError,
   ForbiddenError,
+  GoneError,
   InvalidInputError,
   InvalidRequestError,
   NotFoundError,
@@ -23,6 +24,7 @@ const STATUS_BY_ERROR: Array<[new (...args: never[]) => AppError, number]> = [
   [ForbiddenError, 403],
   [NotFoundError, 404],
   [ConflictError, 409],
+  [GoneError, 410],
   [PayloadTooLargeError, 413],
   [RateLimitedError, 429],
   [DependencyUnavailableError, 502],
@@ -32,6 +34,8 @@ interface Classified {
   status: number;
   message: string;
   reason: string;
+  /** Extra facts for the envelope's `data` (410: the oldest sequence still available). */
+  data?: Record<string, unknown>;
 }
 
 const REASON_BY_STATUS: Record<number, string> = {
@@ -41,6 +45,7 @@ const REASON_BY_STATUS: Record<number, string> = {
   404: 'not_found',
   405: 'method_not_allowed',
   409: 'conflict',
+  410: 'gone',
   413: 'payload_too_large',
   422: 'invalid_request',
   429: 'rate_limited',
@@ -81,7 +86,12 @@ function classify(error: FastifyError | Error): Classified {
   if (error instanceof AppError) {
     const status = STATUS_BY_ERROR.find(([type]) => error instanceof type)?.[1] ?? 500;
     const reason = error.code === 'store_not_found' ? 'store_not_found' : REASON_BY_STATUS[status];
-    return { status, message: status === 401 ? UNAUTHORIZED_MESSAGE : error.message, reason };
+    return {
+      status,
+      message: status === 401 ? UNAUTHORIZED_MESSAGE : error.message,
+      reason,
+      ...(error instanceof GoneError && { data: error.data }),
+    };
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return classifyValidation(fastifyError);
@@ -116,7 +126,7 @@ function classify(error: FastifyError | Error): Classified {
   return { status: 500, message: INTERNAL_ERROR_MESSAGE, reason: 'internal_error' };
 }
 
-export function errorBody(shape: ErrorShape, requestId: string, { status, message, reason }: Classified) {
+export function errorBody(shape: ErrorShape, requestId: string, { status, message, reason, data }: Classified) {
   if (status === 401) return errorEnvelope(requestId, UNAUTHORIZED_MESSAGE);
   // A credential's scope is not the asset shape's business: 403 is always the plain envelope.
   if (status === 403) return errorEnvelope(requestId, message);
@@ -124,7 +134,7 @@ export function errorBody(shape: ErrorShape, requestId: string, { status, messag
     return assetErrorBody(requestId, status === 500 ? INTERNAL_ERROR_MESSAGE : 'ERROR', reason, message);
   }
   if (status === 400 || status === 422) return detailBody(requestId, message);
-  return errorEnvelope(requestId, message);
+  return data ? { ...errorEnvelope(requestId, message), data } : errorEnvelope(requestId, message);
 }
 
 /** Registered once, at the root: every error of every route goes through here. */

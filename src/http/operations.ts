@@ -1,3 +1,4 @@
+import * as webhooksRepository from '../modules/webhooks/webhooks.repository.js';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import * as importsRepository from '../modules/imports/imports.repository.js';
@@ -89,6 +90,18 @@ function createMetrics(container: Container) {
     'changes written but not yet applied, per follower (search index, images, collections, …), all stores',
     'follower',
     () => container.changes.lagByConsumer(),
+  );
+  databaseGauge(
+    'vitrine_webhook_subscriptions',
+    'webhook subscriptions by health (active, failing, disabled)',
+    'health',
+    () => webhooksRepository.countByHealth(db),
+  );
+  databaseGauge(
+    'vitrine_webhook_backlog',
+    'changes not yet delivered to active webhook subscriptions, all stores',
+    'kind',
+    async () => ({ changes: await webhooksRepository.backlog(db) }),
   );
   new Gauge({
     name: 'vitrine_worker_failures',

@@ -60,6 +60,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'a publishable (search) key used outside the shopper endpoints or the stores it names',
   404: "store not found (or another workspace's store)",
   405: 'method not allowed on this path (see the Allow header)',
+  410: 'gone: the change-feed cursor is older than the retention (data.oldest_sequence says where to resume)',
   413: 'payload too large',
   422: 'validation error: a parameter or body fails the documented format',
   429: 'rate limit exceeded (Retry-After, RateLimit-* headers)',

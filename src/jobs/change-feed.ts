@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { chunked } from '../storage/chunks.js';
+import { inTransaction } from '../storage/transactions.js';
 
 export type ChangeOp = 'created' | 'updated' | 'deleted';
 export type ChangeEntity = 'product' | 'asset' | 'collection' | 'image';
@@ -12,12 +13,21 @@ export interface ChangeEntry {
   op: ChangeOp;
   /** The entity's status after the write (null on delete): readers can tell visibility without a lookup. */
   status: string | null;
+  /**
+   * The field names the write changed (`Status` among them when the status changed). An empty list
+   * marks a change that alters no stored field (a vocabulary override re-reading products): internal
+   * followers act on it, the public feed leaves it out.
+   */
+  fields?: string[];
 }
 
 export interface Change extends ChangeEntry {
   seq: number;
   createdAt: string;
 }
+
+/** Entries deleted per transaction when pruning. */
+const PRUNE_STEP = 20_000;
 
 /**
  * The ordered per-store change log, and the one API every reader of it goes through (followers,
@@ -48,9 +58,10 @@ export class ChangeFeed {
       entity_key: entry.key,
       op: entry.op,
       status: entry.status,
+      fields: entry.fields ? JSON.stringify(entry.fields) : null,
       created_at: createdAt,
     }));
-    for (const chunk of chunked(trx, rows, { paramsPerItem: 7 }))
+    for (const chunk of chunked(trx, rows, { paramsPerItem: 8 }))
       await trx.insertInto('change_log').values(chunk).execute();
     return last;
   }
@@ -75,20 +86,69 @@ export class ChangeFeed {
       key: row.entity_key,
       op: row.op as ChangeOp,
       status: row.status,
+      ...(row.fields !== null && { fields: JSON.parse(row.fields) as string[] }),
       createdAt: row.created_at,
     }));
   }
 
+  /** The last sequence pruned from a store's log (0: its whole history is there). */
+  async floor(storeId: string, db: Db = this.storage.db): Promise<number> {
+    const row = await db.selectFrom('stores').select('change_floor').where('id', '=', storeId).executeTakeFirst();
+    return Number(row?.change_floor ?? 0);
+  }
+
+  /**
+   * Drops a store's entries written before `before` (ISO time), but none that `keepAfter` (the
+   * slowest internal follower's cursor) has not read. Sequence and time grow together, so the cut is
+   * found by bisecting the sequence range with primary-key lookups. Returns the new floor.
+   */
+  async prune(storeId: string, before: string, keepAfter: number): Promise<number> {
+    const floor = await this.floor(storeId);
+    let low = floor;
+    let high = Math.min(keepAfter, await this.latest(storeId));
+    const createdAt = async (seq: number) =>
+      (
+        await this.storage.db
+          .selectFrom('change_log')
+          .select('created_at')
+          .where('store_id', '=', storeId)
+          .where('seq', '>=', seq)
+          .orderBy('seq')
+          .limit(1)
+          .executeTakeFirst()
+      )?.created_at;
+    // Invariant: everything up to `low` may go; the entry at `high + 1` (if any) must stay.
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      const at = await createdAt(middle);
+      if (at !== undefined && at < before) low = middle;
+      else high = middle - 1;
+    }
+    // In steps, so that a long-neglected log does not hold the writer for one huge delete.
+    for (let upto = Math.min(low, floor + PRUNE_STEP); upto > floor; upto = Math.min(low, upto + PRUNE_STEP)) {
+      const cut = upto;
+      await inTransaction(this.storage, async (trx) => {
+        await trx.deleteFrom('change_log').where('store_id', '=', storeId).where('seq', '<=', cut).execute();
+        await trx.updateTable('stores').set({ change_floor: cut }).where('id', '=', storeId).execute();
+      });
+      if (cut === low) break;
+    }
+    return Math.max(floor, low);
+  }
+
   /**
    * The distinct keys changed per entity in (afterSeq, uptoSeq]: what an in-memory index needs to
-   * bring itself up to date (the rows themselves are read from their owners).
+   * bring itself up to date (the rows themselves are read from their owners). Undefined when part
+   * of the range is no longer retained.
    */
   async changedKeys(
     storeId: string,
     afterSeq: number,
     uptoSeq: number,
     entities: ChangeEntity[],
-  ): Promise<Map<ChangeEntity, string[]>> {
+  ): Promise<Map<ChangeEntity, string[]> | undefined> {
+    // Part of that range was pruned (an index left idle longer than the retention): rebuild instead.
+    if (afterSeq < (await this.floor(storeId))) return undefined;
     const rows = await this.storage.db
       .selectFrom('change_log')
       .select(['entity', 'entity_key'])

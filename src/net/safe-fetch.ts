@@ -84,6 +84,93 @@ function guardedAgent(refuse: (address: string) => boolean) {
   });
 }
 
+/** Parses an outgoing URL: http(s), no credentials, no refused IP literal (one never goes through the resolver hook). */
+function checkedUrl(url: string, refuse: (address: string) => boolean, field = 'url'): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidInputError(`not a URL: ${url}`, field);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new InvalidInputError('only http(s) URLs are fetched', field);
+  if (parsed.username || parsed.password) throw new InvalidInputError('URLs with credentials are not fetched', field);
+  const literal = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(literal) && refuse(literal)) {
+    throw new FetchRefusedError(
+      `refused to fetch from ${literal}: a private, loopback, link-local or metadata address`,
+      field,
+    );
+  }
+  return parsed;
+}
+
+/**
+ * Checks an outgoing URL before it is stored (a webhook): its form, and every address its host
+ * resolves to now. Delivery checks the addresses again on every connection (DNS may change).
+ */
+export async function checkOutgoingUrl(url: string, allowPrivate: boolean, field = 'url'): Promise<void> {
+  const refuse = (address: string) => !allowPrivate && isRefusedAddress(address);
+  const parsed = checkedUrl(url, refuse, field);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host)) return;
+  let addresses: dns.LookupAddress[];
+  try {
+    addresses = await dns.promises.lookup(host, { all: true });
+  } catch {
+    throw new InvalidInputError(`the host ${host} does not resolve`, field);
+  }
+  const refused = addresses.find((a) => refuse(a.address));
+  if (refused)
+    throw new FetchRefusedError(
+      `refused: ${host} resolves to ${refused.address}, a private, loopback, link-local or metadata address`,
+      field,
+    );
+}
+
+export interface PostOutcome {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * One guarded POST (webhook delivery): the same address rules as fetching, no redirect followed (a
+ * 3xx is an answer like any other), the answer's body read and dropped, all within `timeoutMs`.
+ * Keep the agent (`guardedPostAgent`) for the life of the sender: connections are reused.
+ */
+export async function postGuarded(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; agent: Agent; allowPrivate: boolean },
+): Promise<PostOutcome> {
+  const parsed = checkedUrl(url, (address) => !options.allowPrivate && isRefusedAddress(address));
+  try {
+    const response = await request(parsed, {
+      method: 'POST',
+      body,
+      headers,
+      dispatcher: options.agent,
+      signal: AbortSignal.timeout(options.timeoutMs),
+      maxRedirections: 0,
+    });
+    await response.body.dump({ limit: 64 * 1024 });
+    return { statusCode: response.statusCode, headers: response.headers };
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof InvalidInputError) throw cause;
+    if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError')
+      throw new FetchTimeoutError(`no answer within ${options.timeoutMs / 1000} s`, 'url');
+    throw new FetchFailedError(`cannot connect: ${(error as Error).message}`, 'url');
+  }
+}
+
+/** The connection pool of a webhook sender, with the address policy checked on every connection. */
+export function guardedPostAgent(allowPrivate: boolean): Agent {
+  return guardedAgent((address) => !allowPrivate && isRefusedAddress(address));
+}
+
 /**
  * Fetches `url` following at most `maxRedirects` redirects (each one re-checked) and streams the body
  * into `sink` through a byte cap, all within the time limit.
@@ -99,24 +186,7 @@ async function fetchInto(
   try {
     let current = url;
     for (let hop = 0; ; hop++) {
-      let parsed: URL;
-      try {
-        parsed = new URL(current);
-      } catch {
-        throw new InvalidInputError(`not a URL: ${current}`, 'url');
-      }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-        throw new InvalidInputError('only http(s) URLs are fetched', 'url');
-      if (parsed.username || parsed.password)
-        throw new InvalidInputError('URLs with credentials are not fetched', 'url');
-      // An IP-literal host never goes through the resolver hook: check it here, on every hop.
-      const literal = parsed.hostname.replace(/^\[|\]$/g, '');
-      if (ipaddr.isValid(literal) && refuse(literal)) {
-        throw new FetchRefusedError(
-          `refused to fetch from ${literal}: a private, loopback, link-local or metadata address`,
-          'url',
-        );
-      }
+      const parsed = checkedUrl(current, refuse);
       const response = await request(parsed, { dispatcher: agent, signal: deadline, maxRedirections: 0 });
       if ([301, 302, 303, 307, 308].includes(response.statusCode)) {
         await response.body.dump();

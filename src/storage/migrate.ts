@@ -12,6 +12,7 @@ import { vocabularyMigration } from './migrations/0009-vocabulary.js';
 import * as media from './migrations/0010-media.js';
 import * as storefront from './migrations/0011-storefront.js';
 import * as collectionMemberLookup from './migrations/0012-collection-member-lookup.js';
+import * as changeFeed from './migrations/0013-change-feed.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -29,6 +30,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0010-media': media,
     '0011-storefront': storefront,
     '0012-collection-member-lookup': collectionMemberLookup,
+    '0013-change-feed': changeFeed,
   };
 }
 

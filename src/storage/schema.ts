@@ -23,6 +23,8 @@ export interface StoresTable {
   mapping_profile: string | null;
   /** Last sequence number handed out by the store's change log (see changes/change-feed.ts). */
   change_seq: Generated<number>;
+  /** The last sequence number pruned from the store's change log (0: nothing pruned). */
+  change_floor: Generated<number>;
   created_at: string;
   /** Synonym groups for text search, JSON array of arrays of terms. */
   synonyms: string | null;
@@ -80,6 +82,8 @@ export interface ChangeLogTable {
   entity_key: string;
   op: string;
   status: string | null;
+  /** The changed field names as a JSON array (null on entries written before the change feed). */
+  fields: string | null;
   created_at: string;
 }
 
@@ -215,6 +219,48 @@ export interface MediaTable {
   created_at: string;
 }
 
+export interface WebhookSubscriptionsTable {
+  id: string;
+  store_id: string;
+  url: string;
+  /** JSON array of event types (`product.created`, …). */
+  event_types: string;
+  secret: string;
+  /** `active` or `disabled`. */
+  state: string;
+  disabled_reason: string | null;
+  /** The last sequence delivered (or given up on). */
+  cursor_seq: number;
+  /** A replay in progress: delivered up to replay_after, ends at replay_upto. */
+  replay_after: number | null;
+  replay_upto: number | null;
+  attempts: number;
+  failing_since: string | null;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  subscription_id: string;
+  first_seq: number;
+  last_seq: number;
+  events: number;
+  replay: number;
+  attempt: number;
+  /** `delivered`, `failed` (will be retried), `rejected` (4xx: not retried), `skipped` (out of retention). */
+  outcome: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   stores: StoresTable;
@@ -236,4 +282,6 @@ export interface Database {
   images: ImagesTable;
   image_refs: ImageRefsTable;
   media: MediaTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { chunked } from '../../storage/chunks.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeEntry, ChangeFeed } from '../../jobs/change-feed.js';
 import type { SeqCache } from '../../storage/seq-cache.js';
 import { MAX_PRODUCT_CODE_LENGTH as MAX_CODE_LENGTH, MAX_URL_LENGTH } from '../../catalog/limits.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
@@ -169,12 +169,7 @@ export class AssetsService {
       await this.changes.append(
         trx,
         store.id,
-        [...new Set(valid.map((p) => p.key.parentCode))].map((key) => ({
-          entity: 'asset',
-          key,
-          op: 'updated',
-          status: null,
-        })),
+        channelsByParent(valid.map((p) => ({ parent_code: p.key.parentCode, channel: p.key.channel }))),
       );
 
       const urls = [...new Set(valid.flatMap((p) => p.links.map((l) => l.url)))];
@@ -333,7 +328,7 @@ export class AssetsService {
       const removed = await inTransaction(this.storage, async (trx) => {
         const groups = await repo.groupsOfAsset(trx, store.id, assetId, { parentCode, channel });
         if (groups.length === 0) return false;
-        await this.changes.append(trx, store.id, [{ entity: 'asset', key: parentCode, op: 'updated', status: null }]);
+        await this.changes.append(trx, store.id, channelsByParent(groups));
         await this.#removeFromGroups(trx, store.id, assetId, groups);
         return true;
       });
@@ -377,16 +372,7 @@ export class AssetsService {
           if (parentCode && (await repo.groupsOfAsset(trx, store.id, assetId, { parentCode, channel })).length === 0)
             return false;
           const groups = await repo.groupsOfAsset(trx, store.id, assetId);
-          await this.changes.append(
-            trx,
-            store.id,
-            [...new Set(groups.map((g) => g.parent_code))].map((key) => ({
-              entity: 'asset',
-              key,
-              op: 'updated',
-              status: null,
-            })),
-          );
+          await this.changes.append(trx, store.id, channelsByParent(groups));
           await this.#removeFromGroups(trx, store.id, assetId, groups);
           await repo.deleteAsset(trx, store.id, assetId);
           return true;
@@ -435,4 +421,21 @@ export class AssetsService {
     this.#channelUsage.set(store.id, { seq: store.changeSeq, usage });
     return usage;
   }
+}
+
+/** One change per product whose asset links changed; its `fields` are the sales channels touched. */
+function channelsByParent(groups: Array<{ parent_code: string; channel: string }>): ChangeEntry[] {
+  const channels = new Map<string, Set<string>>();
+  for (const group of groups) {
+    const set = channels.get(group.parent_code) ?? new Set<string>();
+    set.add(group.channel);
+    channels.set(group.parent_code, set);
+  }
+  return [...channels].map(([key, set]) => ({
+    entity: 'asset',
+    key,
+    op: 'updated',
+    status: null,
+    fields: [...set].sort(),
+  }));
 }

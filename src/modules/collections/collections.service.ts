@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeEntry, ChangeFeed } from '../../jobs/change-feed.js';
 import { ChangeFollower, READ_YOUR_WRITES_LIMIT, type FollowedChange } from '../../jobs/change-follower.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
 import type { SeqCache } from '../../storage/seq-cache.js';
@@ -113,6 +113,7 @@ export class CollectionsService {
       const failures: CollectionFailure[] = [];
       const ids: Array<string | null> = [];
       const saved: CollectionDocument[] = [];
+      const entries: ChangeEntry[] = [];
       let products: ProductRecord[] | undefined;
 
       for (const [index, item] of items.entries()) {
@@ -141,6 +142,15 @@ export class CollectionsService {
           }
           await this.#save(trx, store.id, doc, products, !!current, now);
           saved.push(doc);
+          entries.push({
+            entity: 'collection',
+            key: id,
+            op: current ? 'updated' : 'created',
+            status: doc.status,
+            fields: Object.keys(item)
+              .filter((name) => name !== 'id')
+              .sort(),
+          });
           ids.push(id);
         } catch (error) {
           if (!(error instanceof RuleError)) throw error;
@@ -148,11 +158,7 @@ export class CollectionsService {
           ids.push(null);
         }
       }
-      await this.changes.append(
-        trx,
-        store.id,
-        saved.map((doc) => ({ entity: 'collection', key: doc.id, op: 'updated', status: doc.status })),
-      );
+      await this.changes.append(trx, store.id, entries);
       return { saved: saved.length, failed: failures.length, ids, error_info: failures };
     });
   }
@@ -229,7 +235,7 @@ export class CollectionsService {
       await this.changes.append(
         trx,
         store.id,
-        deleted.map((key) => ({ entity: 'collection', key, op: 'deleted', status: null })),
+        deleted.map((key) => ({ entity: 'collection', key, op: 'deleted', status: null, fields: [] })),
       );
       return {
         deleted: deleted.length,

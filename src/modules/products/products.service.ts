@@ -270,6 +270,7 @@ export class ProductsService {
         key: item.code,
         op: isNew ? 'created' : 'updated',
         status: resolved.status,
+        fields: changedFields(previous, fields, row?.status, resolved.status),
       });
       plan.items.push({
         product_code: item.code,
@@ -298,9 +299,23 @@ export class ProductsService {
       await this.changes.append(
         trx,
         store.id,
-        doomed.map((key) => ({ entity: 'product', key, op: 'deleted', status: null })),
+        doomed.map((key) => ({ entity: 'product', key, op: 'deleted', status: null, fields: [] })),
       );
       return { deleted: doomed.length, not_found: unique.filter((code) => !found.has(code)) };
     });
   }
+}
+
+/** The field names a write changes (all of them for a new product), `Status` when the status moves. */
+export function changedFields(
+  previous: Record<string, unknown> | undefined,
+  next: Record<string, unknown>,
+  previousStatus: string | undefined,
+  nextStatus: string,
+): string[] {
+  const names = new Set<string>();
+  for (const name of new Set([...Object.keys(previous ?? {}), ...Object.keys(next)]))
+    if (!previous || !isDeepStrictEqual(previous[name], next[name])) names.add(name);
+  if (previousStatus !== nextStatus) names.add('Status');
+  return [...names].sort();
 }

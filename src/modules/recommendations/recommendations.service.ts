@@ -280,7 +280,9 @@ export class RecommendationsService {
     if (!index || index.key !== key || latest - index.seq > Math.max(REBUILD_AFTER, index.located.size))
       return this.#build(store, key, latest);
     // Incremental: only the products changed since the index was last brought up to date.
-    const codes = (await this.changes.changedKeys(store.id, index.seq, latest, ['product'])).get('product') ?? [];
+    const changed = await this.changes.changedKeys(store.id, index.seq, latest, ['product']);
+    if (!changed) return this.#build(store, key, latest);
+    const codes = changed.get('product') ?? [];
     const fresh = (await this.products.visibleByCodes(store.id, codes)).map((p) =>
       candidateOf(p.code, p.attributes, index.vocabulary),
     );

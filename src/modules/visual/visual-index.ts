@@ -247,7 +247,7 @@ export class VisualIndexes {
       index = await pending;
     }
     if (index.seq < changeSeq) {
-      await this.#follow(index, storeId);
+      if (!(await this.#follow(index, storeId))) index = await this.#build(storeId, model);
       this.#indexes.set(storeId, index);
     }
     return index;
@@ -307,13 +307,14 @@ export class VisualIndexes {
     if (columns.length > 0) this.vision.setColumns(index.key, columns, Buffer.concat(chunks));
   }
 
-  /** Applies the store's changes since the index's sequence number. */
-  async #follow(index: StoreVisualIndex, storeId: string) {
+  /** Applies the store's changes since the index's sequence number; false when they are no longer all retained. */
+  async #follow(index: StoreVisualIndex, storeId: string): Promise<boolean> {
     await this.catalog.catchUp(storeId);
     const db = this.storage.db;
     // The sequence is read first: a change committed meanwhile is left for the next query, never skipped.
     const latest = await this.changes.latest(storeId);
     const changed = await this.changes.changedKeys(storeId, index.seq, latest, ['product', 'asset', 'image']);
+    if (!changed) return false;
     const products = changed.get('product') ?? [];
     const parents = changed.get('asset') ?? [];
     const urls = new Set(changed.get('image') ?? []);
@@ -343,6 +344,7 @@ export class VisualIndexes {
       list.map((url) => usable.get(url) ?? { url, vector: null, scale: null }),
     );
     index.seq = Math.max(index.seq, latest);
+    return true;
   }
 
   /** Stored vectors of the given image URLs (the current model's), for /similar. */

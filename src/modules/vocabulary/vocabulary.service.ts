@@ -79,6 +79,8 @@ export class VocabularyService {
               key: product.code,
               op: 'updated' as const,
               status: product.status,
+              // No stored field changed: the followers re-read the product, the public feed stays quiet.
+              fields: [],
             });
         }
       }

@@ -245,6 +245,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/stores/{store_uuid}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A store's webhook subscriptions with their health */
+        get: operations["adminListWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to the store's catalog events (the secret is shown once)
+         * @description Events from now on are POSTed as a WebhookPayload, signed with X-Vitrine-Signature. Delivery is at least once, in sequence order; failures are retried with exponential backoff and jitter for 24 h (VITRINE_WEBHOOK_GIVE_UP_HOURS), then the subscription is disabled; a 410 disables it at once; other 4xx (but 408 and 429) are logged and not retried. Redirects are not followed.
+         */
+        post: operations["adminCreateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{store_uuid}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook subscription */
+        get: operations["adminGetWebhook"];
+        put?: never;
+        post?: never;
+        /** Remove a webhook subscription and its delivery log */
+        delete: operations["adminRemoveWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{store_uuid}/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log of a subscription, newest first (the last 1,000 are kept) */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{store_uuid}/webhooks/{webhook_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-enable a disabled subscription: it resumes from its cursor at once */
+        post: operations["adminEnableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{store_uuid}/webhooks/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver a retained range of sequences again (flagged replay: true) */
+        post: operations["adminReplayWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/tokens": {
         parameters: {
             query?: never;
@@ -344,6 +434,26 @@ export interface paths {
         put?: never;
         /** Unlink assets from a parent_code and channel (the assets stay) */
         post: operations["unlinkAssets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store's catalog changes in order, after a sequence the caller keeps
+         * @description Products (created, updated, status_changed, deleted), asset links (updated) and collections (created, updated, deleted), oldest first. Keep `next_after` and pass it as `after` next time. A cursor older than the retention (VITRINE_CHANGE_RETENTION_HOURS, default 168) answers 410 with the oldest available sequence. The same events are pushed by webhooks.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -689,6 +799,39 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description one catalog change, as GET /v1/changes lists it and webhooks deliver it */
+        ChangeEvent: {
+            /** @description product code (product; asset: the product whose asset links changed) or collection id */
+            code: string;
+            entity: "product" | "asset" | "collection";
+            /** @description changed field names (Status among them when the status changed; every field of a new product); asset: the sales channels whose links changed */
+            fields: string[] | null;
+            /** @description event id, stable across deliveries and replays: `<store_uuid>:<sequence>` */
+            id: string;
+            kind: "created" | "updated" | "status_changed" | "deleted";
+            /** @description the change's place in the store's log (strictly increasing) */
+            sequence: number;
+            /** @description the entity's status after the change; null when deleted and for asset links */
+            status: string | null;
+            store_uuid: string;
+            /**
+             * Format: date-time
+             * @description when the change was committed
+             */
+            time: string;
+            /** @description `<entity>.<kind>` */
+            type: "product.created" | "product.updated" | "product.status_changed" | "product.deleted" | "asset.updated" | "collection.created" | "collection.updated" | "collection.deleted";
+        };
+        ChangesPage: {
+            changes: components["schemas"]["ChangeEvent"][];
+            has_more: boolean;
+            /** @description the store's latest sequence when the page was read */
+            latest_sequence: number;
+            /** @description pass as `after` for the next page (the last sequence read) */
+            next_after: number;
+            /** @description the oldest sequence still retained */
+            oldest_sequence: number;
+        };
         Collection: {
             autoRefresh: boolean;
             bannerUrl: string;
@@ -824,6 +967,44 @@ export interface components {
             /** @description a publishable key's stores; null for a workspace token */
             store_uuids: string[] | null;
             token_id: string;
+        };
+        CreatedWebhook: {
+            /** @description failed attempts in a row */
+            attempts: number;
+            created_at: string;
+            /** @description the last sequence delivered (or rejected by the receiver) */
+            cursor_sequence: number;
+            disabled_reason: string | null;
+            event_types: string[];
+            failing_since: string | null;
+            /** @description `wh_…` */
+            id: string;
+            last_error: string | null;
+            last_success_at: string | null;
+            next_attempt_at: string;
+            /** @description a replay in progress: delivered up to `after`, ends at `upto` */
+            replay: {
+                after: number;
+                upto: number;
+            } | null;
+            /** @description the signing secret (`whsec_…`), shown only in this answer: keep it with the receiver */
+            secret: string;
+            state: "active" | "disabled";
+            store_uuid: string;
+            url: string;
+        };
+        /** @description the cursor is older than the retention: changes after it were pruned */
+        CursorGone: {
+            data: {
+                /** @description resume from `after = oldest_sequence - 1` */
+                oldest_sequence: number;
+            };
+            status: {
+                /** @enum {number} */
+                code: -1;
+                message: string;
+                request_id: string;
+            };
         };
         DeleteProductsResponse: {
             deleted: number;
@@ -1082,6 +1263,59 @@ export interface components {
             product_code: string;
             /** @description in (0, 1]: cosine similarity of the image embeddings (MobileNetV2 features, one byte per dimension), rounded to 6 decimals; equal scores are ordered by product_code */
             score: number;
+        };
+        WebhookDelivery: {
+            at: string;
+            attempt: number;
+            duration_ms: number;
+            error: string | null;
+            events: number;
+            first_sequence: number;
+            id: string;
+            last_sequence: number;
+            /** @description delivered (2xx); failed (will be retried); rejected (4xx other than 408/429: not retried); skipped (no longer retained); disabled (410) */
+            outcome: "delivered" | "failed" | "rejected" | "skipped" | "disabled";
+            replay: boolean;
+            status_code: number | null;
+        };
+        WebhookInput: {
+            /** @description event types to deliver (default: all): product.created, product.updated, product.status_changed, product.deleted, asset.updated, collection.created, collection.updated, collection.deleted */
+            event_types?: string[];
+            /** @description http(s) URL receiving the POSTs; loopback, private, link-local and metadata addresses are refused unless VITRINE_ALLOW_PRIVATE_FETCH=true */
+            url: string;
+        };
+        /** @description The JSON body of each webhook POST, signed with X-Vitrine-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)> */
+        WebhookPayload: {
+            /** @description this POST (a retry of the same events gets a new one) */
+            delivery_id: string;
+            /** @description up to VITRINE_WEBHOOK_BATCH events (default 100) in sequence order; de-duplicate on `id` */
+            events: components["schemas"]["ChangeEvent"][];
+            /** @description true when the operator asked for these events again */
+            replay: boolean;
+            store_uuid: string;
+        };
+        WebhookSubscription: {
+            /** @description failed attempts in a row */
+            attempts: number;
+            created_at: string;
+            /** @description the last sequence delivered (or rejected by the receiver) */
+            cursor_sequence: number;
+            disabled_reason: string | null;
+            event_types: string[];
+            failing_since: string | null;
+            /** @description `wh_…` */
+            id: string;
+            last_error: string | null;
+            last_success_at: string | null;
+            next_attempt_at: string;
+            /** @description a replay in progress: delivered up to `after`, ends at `upto` */
+            replay: {
+                after: number;
+                upto: number;
+            } | null;
+            state: "active" | "disabled";
+            store_uuid: string;
+            url: string;
         };
         Workspace: {
             created_at?: string;
@@ -2386,6 +2620,275 @@ export interface operations {
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
     };
+    adminListWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSubscription"][];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminCreateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        responses: {
+            /** @description created: the envelope with `data` */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedWebhook"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminGetWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSubscription"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminRemoveWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            removed: true;
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                store_uuid: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminEnableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSubscription"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminReplayWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description first sequence to deliver again */
+                    from: number;
+                    /** @description last sequence (default: the latest) */
+                    to?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSubscription"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
     adminCreateToken: {
         parameters: {
             query?: never;
@@ -2779,6 +3282,64 @@ export interface operations {
             429: components["responses"]["AssetRateLimited"];
             500: components["responses"]["AssetInternalError"];
             502: components["responses"]["AssetBackingServiceUnavailable"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query: {
+                /** @description the last sequence the caller has seen (0: from the oldest retained change) */
+                after?: number;
+                limit?: number;
+                /** @description the store, from `vitrine store create` */
+                store_uuid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChangesPage"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description the cursor is older than the retention */
+            410: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CursorGone"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
         };
     };
     listCollections: {
