@@ -139,10 +139,42 @@ function finishDocument({ openapiObject }: { openapiObject: Json }) {
       }
     }
   }
+  describeWebhookCallback(paths);
   const components = openapiObject.components as Json;
   components.headers = HEADERS;
   components.responses = shareResponses(paths);
   return openapiObject;
+}
+
+/** What a webhook receiver gets, as an OpenAPI callback of the operation that subscribes it. */
+function describeWebhookCallback(paths: Record<string, Record<string, Json>>) {
+  const create = paths['/admin/v1/stores/{store_uuid}/webhooks']?.post;
+  if (!create) return;
+  create.callbacks = {
+    catalogEvents: {
+      '{$request.body#/url}': {
+        post: {
+          summary: 'Catalog events, signed',
+          description:
+            'Verify `X-Vitrine-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 with the subscription secret over `t + "." + raw body`. Answer 2xx to acknowledge; 410 disables the subscription; other 4xx (but 408, 429) are not retried; anything else is retried with backoff.',
+          parameters: [
+            { name: 'X-Vitrine-Signature', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'X-Vitrine-Delivery', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'X-Vitrine-Subscription', in: 'header', required: true, schema: { type: 'string' } },
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookPayload' } } },
+          },
+          responses: {
+            '200': { description: 'acknowledged (any 2xx)' },
+            '410': { description: 'the receiver is gone for good: the subscription is disabled' },
+            '4XX': { description: 'refused: logged as rejected and not retried (but 408 and 429, retried)' },
+          },
+        },
+      },
+    },
+  };
 }
 
 const STATUS_NAMES: Record<string, string> = {
