@@ -91,6 +91,16 @@ export class ChangeFeed {
     }));
   }
 
+  /** The latest sequence and the retention floor of a store's log, in one read. */
+  async bounds(storeId: string): Promise<{ latest: number; floor: number }> {
+    const row = await this.storage.db
+      .selectFrom('stores')
+      .select(['change_seq', 'change_floor'])
+      .where('id', '=', storeId)
+      .executeTakeFirst();
+    return { latest: Number(row?.change_seq ?? 0), floor: Number(row?.change_floor ?? 0) };
+  }
+
   /** The last sequence pruned from a store's log (0: its whole history is there). */
   async floor(storeId: string, db: Db = this.storage.db): Promise<number> {
     const row = await db.selectFrom('stores').select('change_floor').where('id', '=', storeId).executeTakeFirst();

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
-import type { StorageHandle } from '../../storage/database.js';
+import type { Db, StorageHandle } from '../../storage/database.js';
+import { inTransaction } from '../../storage/transactions.js';
 import type { ChangeFeed } from '../../jobs/change-feed.js';
 import { PollingWorker, SILENT_JOB_LOG, type JobLog, type WorkerErrorLog } from '../../jobs/workers.js';
 import { guardedPostAgent, postGuarded } from '../../net/safe-fetch.js';
@@ -28,6 +29,24 @@ export type DeliveryOutcome = 'delivered' | 'failed' | 'rejected' | 'disabled' |
 const CONCURRENCY = 16;
 /** Delivery log entries kept per subscription. */
 const KEEP_DELIVERIES = 1000;
+
+/** Successful POSTs between two commits of the cursor, and the longest time between two commits. */
+const FLUSH_POSTS = 10;
+const FLUSH_MS = 1000;
+
+interface LogEntry {
+  first: number;
+  last: number;
+  events: number;
+  replay: boolean;
+  outcome: DeliveryOutcome;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  attempt: number;
+  /** When the answer came (the log's order). */
+  at: string;
+}
 
 interface Attempt {
   statusCode: number | null;
@@ -124,18 +143,24 @@ export class WebhookDispatcher extends PollingWorker {
     }
   }
 
-  /** Sends what a leased subscription has to send, until it is caught up, fails, or the process stops. */
+  /**
+   * Sends what a leased subscription has to send, until it is caught up, fails, or the process stops.
+   * Successful POSTs are committed (their log entries and the cursor) every FLUSH_POSTS POSTs or
+   * FLUSH_MS, not one by one: a backlog then costs one database write per ten POSTs, so delivery
+   * outpaces a bulk import instead of queueing behind it for the writer. A crash re-sends at most
+   * the POSTs since the last commit (at least once).
+   */
   async #serve(id: string) {
     const db = this.storage.db;
-    while (!this.#stopping) {
-      const sub = await repo.findSubscription(db, id);
-      if (!sub || sub.lease_owner !== this.owner || sub.state !== 'active') return;
-      const replay = sub.replay_upto !== null;
-      const after = replay ? Number(sub.replay_after ?? 0) : Number(sub.cursor_seq);
-      const moveTo = (seq: number, extra: Partial<repo.SubscriptionRow> = {}) =>
-        repo.updateLeased(db, id, this.owner, {
+    let sub = await repo.findSubscription(db, id);
+    while (!this.#stopping && sub && sub.lease_owner === this.owner && sub.state === 'active') {
+      const current: repo.SubscriptionRow = sub;
+      const replay = current.replay_upto !== null;
+      const start = replay ? Number(current.replay_after ?? 0) : Number(current.cursor_seq);
+      const moveTo = (seq: number, extra: Partial<repo.SubscriptionRow> = {}, trx: Db = db) =>
+        repo.updateLeased(trx, id, this.owner, {
           ...(replay
-            ? seq >= Number(sub.replay_upto)
+            ? seq >= Number(current.replay_upto)
               ? { replay_after: null, replay_upto: null }
               : { replay_after: seq }
             : { cursor_seq: seq }),
@@ -144,135 +169,153 @@ export class WebhookDispatcher extends PollingWorker {
           ...extra,
         });
 
-      const floor = await this.changes.floor(sub.store_id);
-      if (after < floor) {
-        // Pruned while the subscription was disabled or behind: say so in its log and go on from what is left.
-        await this.#log(sub, after + 1, floor, 0, replay, 'skipped', null, 'no longer retained (change retention)', 0);
+      // Read first: every sequence up to `latest` is committed, so a short read saw everything up to it.
+      const { latest, floor } = await this.changes.bounds(current.store_id);
+      if (start < floor) {
+        // Pruned while the subscription was disabled or behind: say so in its log, go on from what is left.
+        await this.#log(db, current, {
+          first: start + 1,
+          last: floor,
+          events: 0,
+          replay,
+          outcome: 'skipped',
+          statusCode: null,
+          error: 'no longer retained (change retention)',
+          durationMs: 0,
+          attempt: 0,
+          at: new Date().toISOString(),
+        });
         if (!(await moveTo(floor))) return;
+        sub = await repo.findSubscription(db, id);
         continue;
       }
-      // Read first: every sequence up to it is committed, so a short read saw everything up to it.
-      const latest = await this.changes.latest(sub.store_id);
-      const upto = replay ? Number(sub.replay_upto) : latest;
-      const rows = await this.changes.read(sub.store_id, after, {
-        limit: this.options.batchSize,
-        uptoSeq: upto,
-        entities: [...PUBLIC_ENTITIES],
-      });
-      const reachedEnd = rows.length < this.options.batchSize;
-      const through = reachedEnd ? upto : rows[rows.length - 1].seq;
-      const wanted = new Set(JSON.parse(sub.event_types) as string[]);
-      const events = rows
-        .filter(isPublic)
-        .map((change) => toEvent(sub.store_id, change))
-        .filter((event) => wanted.has(event.type));
-      if (events.length === 0) {
-        if (through > after || replay) {
-          if (!(await moveTo(Math.max(through, after)))) return;
-          continue;
+      const upto = replay ? Number(current.replay_upto) : latest;
+      const wanted = new Set(JSON.parse(current.event_types) as string[]);
+
+      const delivered: LogEntry[] = [];
+      let through = start;
+      let failed: { entry: LogEntry; result: Attempt; end: number } | undefined;
+      const flushAt = Date.now() + FLUSH_MS;
+      for (let posts = 0; posts < FLUSH_POSTS && Date.now() < flushAt && !this.#stopping;) {
+        const rows = await this.changes.read(current.store_id, through, {
+          limit: this.options.batchSize,
+          uptoSeq: upto,
+          entities: [...PUBLIC_ENTITIES],
+        });
+        const reachedEnd = rows.length < this.options.batchSize;
+        const end = reachedEnd ? Math.max(upto, through) : rows[rows.length - 1].seq;
+        const events = rows
+          .filter(isPublic)
+          .map((change) => toEvent(current.store_id, change))
+          .filter((event) => wanted.has(event.type));
+        if (events.length > 0) {
+          posts++;
+          const result = await this.#post(current, events, replay);
+          const entry: LogEntry = {
+            first: events[0].sequence,
+            last: end,
+            events: events.length,
+            replay,
+            outcome: 'delivered',
+            statusCode: result.statusCode,
+            error: null,
+            durationMs: result.durationMs,
+            attempt: current.attempts + 1,
+            at: new Date().toISOString(),
+          };
+          if (result.statusCode === null || result.statusCode < 200 || result.statusCode >= 300) {
+            failed = { entry, result, end };
+            break;
+          }
+          delivered.push(entry);
         }
-        return;
+        through = end;
+        if (reachedEnd) break;
       }
 
-      const attempt = sub.attempts + 1;
-      const result = await this.#post(sub, events, replay);
-      const first = events[0].sequence;
-      const now = new Date();
-      const status = result.statusCode;
-      if (status !== null && status >= 200 && status < 300) {
-        await this.#log(
-          sub,
-          first,
-          through,
-          events.length,
-          replay,
-          'delivered',
-          status,
-          null,
-          result.durationMs,
-          attempt,
-        );
-        if (
-          !(await moveTo(through, {
-            attempts: 0,
-            failing_since: null,
-            last_success_at: now.toISOString(),
-            last_error: null,
-          }))
-        )
-          return;
-        continue;
-      }
-      if (status === 410) {
-        await this.#log(
-          sub,
-          first,
-          through,
-          events.length,
-          replay,
-          'disabled',
-          status,
-          'the receiver answered 410 Gone',
-          result.durationMs,
-          attempt,
-        );
-        await repo.updateLeased(db, id, this.owner, {
-          state: 'disabled',
-          disabled_reason: 'the receiver answered 410 Gone',
-          last_error: 'HTTP 410',
-          updated_at: now.toISOString(),
+      const progressed = through > start || (replay && !failed);
+      if (progressed || delivered.length > 0) {
+        const moved = await inTransaction(this.storage, async (trx) => {
+          for (const entry of delivered) await this.#log(trx, current, entry);
+          const success =
+            delivered.length > 0
+              ? { attempts: 0, failing_since: null, last_success_at: new Date().toISOString(), last_error: null }
+              : {};
+          return moveTo(Math.max(through, start), success, trx);
         });
-        this.#say(sub, 'webhook subscription disabled: the receiver answered 410');
-        return;
+        if (!moved) return;
       }
-      if (status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429) {
-        // The receiver refuses these events: not retried (replay them once it is fixed).
-        const error = `HTTP ${status}: not retried (4xx other than 408 and 429)`;
-        await this.#log(
-          sub,
-          first,
-          through,
-          events.length,
-          replay,
-          'rejected',
-          status,
-          error,
-          result.durationMs,
-          attempt,
-        );
-        if (!(await moveTo(through, { attempts: 0, failing_since: null, last_error: error }))) return;
-        continue;
-      }
+      if (failed) {
+        // Successes committed just now reset the failure count: this failure starts a new spell.
+        const state = delivered.length > 0 ? { ...current, attempts: 0, failing_since: null } : current;
+        const entry = { ...failed.entry, attempt: state.attempts + 1 };
+        if (!(await this.#failed(state, entry, failed.result, failed.end, moveTo))) return;
+      } else if (!progressed) return;
+      sub = await repo.findSubscription(db, id);
+    }
+  }
 
-      const error =
-        result.error ??
-        (status !== null && status >= 300 && status < 400
-          ? `HTTP ${status}: redirects are not followed`
-          : `HTTP ${status}`);
-      const failingSince = sub.failing_since ?? now.toISOString();
-      await this.#log(sub, first, through, events.length, replay, 'failed', status, error, result.durationMs, attempt);
-      if (now.getTime() - Date.parse(failingSince) >= this.options.giveUpHours * 3_600_000) {
-        await repo.updateLeased(db, id, this.owner, {
-          state: 'disabled',
-          disabled_reason: `failing for ${this.options.giveUpHours} h (last: ${error})`,
-          attempts: attempt,
-          failing_since: failingSince,
-          last_error: error,
-          updated_at: now.toISOString(),
-        });
-        this.#say(sub, `webhook subscription disabled after failing for ${this.options.giveUpHours} h`);
-        return;
-      }
-      const delay = Math.max(this.#backoff(attempt), result.retryAfterMs ?? 0);
-      await repo.updateLeased(db, id, this.owner, {
+  /**
+   * What a failed POST does to its subscription. True when delivery goes on (a rejected batch is
+   * passed over); false when it stops (retry later, or disabled).
+   */
+  async #failed(
+    sub: repo.SubscriptionRow,
+    entry: LogEntry,
+    result: Attempt,
+    end: number,
+    moveTo: (seq: number, extra?: Partial<repo.SubscriptionRow>) => Promise<boolean>,
+  ): Promise<boolean> {
+    const db = this.storage.db;
+    const now = new Date();
+    const status = result.statusCode;
+    const attempt = entry.attempt;
+    if (status === 410) {
+      const reason = 'the receiver answered 410 Gone';
+      await this.#log(db, sub, { ...entry, outcome: 'disabled', error: reason, attempt });
+      await repo.updateLeased(db, sub.id, this.owner, {
+        state: 'disabled',
+        disabled_reason: reason,
+        last_error: 'HTTP 410',
+        updated_at: now.toISOString(),
+      });
+      this.#say(sub, 'webhook subscription disabled: the receiver answered 410');
+      return false;
+    }
+    if (status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+      // The receiver refuses these events: not retried (replay them once it is fixed).
+      const error = `HTTP ${status}: not retried (4xx other than 408 and 429)`;
+      await this.#log(db, sub, { ...entry, outcome: 'rejected', error, attempt });
+      return moveTo(end, { attempts: 0, failing_since: null, last_error: error });
+    }
+    const error =
+      result.error ??
+      (status !== null && status >= 300 && status < 400
+        ? `HTTP ${status}: redirects are not followed`
+        : `HTTP ${status}`);
+    const failingSince = sub.failing_since ?? now.toISOString();
+    await this.#log(db, sub, { ...entry, outcome: 'failed', error, attempt });
+    if (now.getTime() - Date.parse(failingSince) >= this.options.giveUpHours * 3_600_000) {
+      await repo.updateLeased(db, sub.id, this.owner, {
+        state: 'disabled',
+        disabled_reason: `failing for ${this.options.giveUpHours} h (last: ${error})`,
         attempts: attempt,
         failing_since: failingSince,
-        next_attempt_at: new Date(now.getTime() + delay).toISOString(),
         last_error: error,
         updated_at: now.toISOString(),
       });
-      return;
+      this.#say(sub, `webhook subscription disabled after failing for ${this.options.giveUpHours} h`);
+      return false;
     }
+    const delay = Math.max(this.#backoff(attempt), result.retryAfterMs ?? 0);
+    await repo.updateLeased(db, sub.id, this.owner, {
+      attempts: attempt,
+      failing_since: failingSince,
+      next_attempt_at: new Date(now.getTime() + delay).toISOString(),
+      last_error: error,
+      updated_at: now.toISOString(),
+    });
+    return false;
   }
 
   /** Exponential backoff with jitter: base × 2^(attempt − 1), capped, then a random point in its upper half. */
@@ -315,34 +358,23 @@ export class WebhookDispatcher extends PollingWorker {
     }
   }
 
-  async #log(
-    sub: repo.SubscriptionRow,
-    first: number,
-    last: number,
-    events: number,
-    replay: boolean,
-    outcome: DeliveryOutcome,
-    statusCode: number | null,
-    error: string | null,
-    durationMs: number,
-    attempt = 0,
-  ) {
-    await repo.insertDelivery(this.storage.db, {
+  async #log(db: Db, sub: repo.SubscriptionRow, entry: LogEntry) {
+    await repo.insertDelivery(db, {
       id: randomUUID(),
       subscription_id: sub.id,
-      first_seq: first,
-      last_seq: last,
-      events,
-      replay: replay ? 1 : 0,
-      attempt,
-      outcome,
-      status_code: statusCode,
-      error,
-      duration_ms: durationMs,
-      at: new Date().toISOString(),
+      first_seq: entry.first,
+      last_seq: entry.last,
+      events: entry.events,
+      replay: entry.replay ? 1 : 0,
+      attempt: entry.attempt,
+      outcome: entry.outcome,
+      status_code: entry.statusCode,
+      error: entry.error,
+      duration_ms: entry.durationMs,
+      at: entry.at,
     });
     // Trim now and then rather than on every POST.
-    if (Math.random() < 0.02) await repo.trimDeliveries(this.storage.db, sub.id, KEEP_DELIVERIES);
+    if (Math.random() < 0.02) await repo.trimDeliveries(db, sub.id, KEEP_DELIVERIES);
   }
 
   #say(sub: repo.SubscriptionRow, message: string) {
