@@ -152,6 +152,43 @@ describe('webhooks through vitrine serve', { concurrency: 2 }, () => {
           assert.equal(log[0].outcome, 'delivered');
         },
       );
+
+      it('replays, enables and removes from the CLI; a wrong id fails with one line', async () => {
+        const before = receiver.posts.length;
+        const replaying = jsonOf(cli(['webhook', 'replay', webhook.id, '--from', '1', '--to', '5', '--json']));
+        assert.deepEqual(replaying.replay, { after: 0, upto: 5 });
+        await until(() => receiver.posts.slice(before).some((post) => post.json.replay), 'the replayed events');
+        const replayed = receiver.posts
+          .slice(before)
+          .filter((post) => post.json.replay)
+          .flatMap((post) => post.json.events);
+        assert.deepEqual(
+          replayed.map((e) => e.sequence),
+          [1, 2, 3, 4, 5],
+        );
+        assert.equal(jsonOf(cli(['webhook', 'enable', webhook.id, '--json'])).state, 'active');
+        const outside = cli(['webhook', 'replay', webhook.id, '--from', '1', '--to', '999999']);
+        assert.notEqual(outside.status, 0);
+        assert.match(outside.stderr, /'to' must be/);
+        assert.deepEqual(jsonOf(cli(['webhook', 'remove', webhook.id, '--json'])), { id: webhook.id, removed: true });
+        assert.deepEqual(jsonOf(cli(['webhook', 'list', '--store', store.store_uuid, '--json'])).webhooks, []);
+        const unknown = cli(['webhook', 'remove', webhook.id]);
+        assert.notEqual(unknown.status, 0);
+        assert.equal(unknown.stderr.trim().split('\n').length, 1);
+        assert.match(unknown.stderr, /not found/);
+        const bad = cli([
+          'webhook',
+          'add',
+          '--store',
+          store.store_uuid,
+          '--url',
+          receiver.url,
+          '--event',
+          'product.moved',
+        ]);
+        assert.notEqual(bad.status, 0);
+        assert.match(bad.stderr, /product\.moved/);
+      });
     });
   }
 });

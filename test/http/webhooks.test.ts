@@ -219,6 +219,67 @@ describeEachDialect(
       await admin(t, 'DELETE', `/${sub.id}`);
     });
 
+    it('honours Retry-After on 429, and disables a subscription failing for the give-up period', async () => {
+      const t = ctx();
+      const limited = await receiver();
+      limited.answer = () => ({ status: 429, headers: { 'retry-after': '3' } });
+      const sub = await subscribe(t, limited.url);
+      await write(t, 'POST', [product('l1')]);
+      await until(async () => (await deliveries(t, sub.id)).length > 0, 'the 429 answer');
+      const waiting = json(await admin(t, 'GET', `/${sub.id}`)).data;
+      const wait = Date.parse(waiting.next_attempt_at) - Date.now();
+      assert.ok(wait > 2000, `the retry waits for Retry-After (3 s), not the 400 ms backoff: ${wait} ms`);
+      assert.equal((await deliveries(t, sub.id))[0].status_code, 429);
+
+      // 24 h of failures: the next failed attempt disables it.
+      limited.answer = () => 500;
+      await t.container.storage.db
+        .updateTable('webhook_subscriptions')
+        .set({
+          failing_since: new Date(Date.now() - 25 * 3_600_000).toISOString(),
+          next_attempt_at: new Date().toISOString(),
+        })
+        .where('id', '=', sub.id)
+        .execute();
+      await until(async () => json(await admin(t, 'GET', `/${sub.id}`)).data.state === 'disabled', 'disabled');
+      assert.match(json(await admin(t, 'GET', `/${sub.id}`)).data.disabled_reason, /failing for 24 h/);
+      await admin(t, 'DELETE', `/${sub.id}`);
+    });
+
+    it('never sends one batch from two senders at once (leases), on either engine', async () => {
+      const t = ctx();
+      const r = await receiver();
+      r.answer = () => new Promise((resolve) => setTimeout(() => resolve(200), 5));
+      const sub = await subscribe(t, r.url);
+      const { WebhookDispatcher } = await import('../../src/modules/webhooks/webhook-dispatcher.js');
+      const second = new WebhookDispatcher(t.container.storage, t.container.changes, {
+        ...OVERRIDES.webhooks,
+        allowPrivateFetch: true,
+      });
+      second.start();
+      try {
+        for (let i = 0; i < 4; i++)
+          await write(
+            t,
+            'POST',
+            Array.from({ length: 50 }, (_, j) => product(`two${i}-${j}`)),
+          );
+        await until(() => r.events().length >= 200, 'two hundred events', 20_000);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const ids = r.events().map((e) => e.id);
+        assert.equal(new Set(ids).size, ids.length, 'no event delivered twice');
+        const sequences = r.events().map((e) => e.sequence);
+        assert.deepEqual(
+          sequences,
+          [...sequences].sort((a, b) => a - b),
+          'in sequence order',
+        );
+      } finally {
+        await second.stop();
+      }
+      await admin(t, 'DELETE', `/${sub.id}`);
+    });
+
     it("refuses loopback and private URLs unless private fetch is allowed, and other stores' subscriptions", async () => {
       const t = ctx();
       const strict = await buildTestApp(t.dialect, { adminToken: ADMIN, allowPrivateFetch: false });
