@@ -1,5 +1,3 @@
-import { changesRoutes } from './modules/changes/changes.routes.js';
-import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fastifyCompress from '@fastify/compress';
@@ -30,6 +28,9 @@ import { collectionsRoutes } from './modules/collections/collections.routes.js';
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes.js';
 import { visualRoutes } from './modules/visual/visual.routes.js';
 import { mediaRoutes, mediaServingRoutes } from './modules/media/media.routes.js';
+import { changesRoutes } from './modules/changes/changes.routes.js';
+import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.js';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, registerRequestGuards } from './http/request-guards.js';
 
 // A caller's request id is echoed when it is a plausible id; anything else gets a fresh UUID.
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -57,6 +58,9 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     },
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {
@@ -65,6 +69,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   // Bodies are JSON (multipart only where a route says so): a text/plain body is a wrong content type (400).
   app.removeContentTypeParser('text/plain');
 
+  registerRequestGuards(app);
   const knownRoutes = trackKnownRoutes(app);
   registerErrorHandling(app, knownRoutes);
 

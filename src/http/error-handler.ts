@@ -30,6 +30,9 @@ const STATUS_BY_ERROR: Array<[new (...args: never[]) => AppError, number]> = [
   [DependencyUnavailableError, 502],
 ];
 
+/** What busboy says when a multipart body does not parse. */
+const MALFORMED_MULTIPART = /multipart|part header|boundary/i;
+
 interface Classified {
   status: number;
   message: string;
@@ -110,6 +113,15 @@ function classify(error: FastifyError | Error): Classified {
   }
   if (isUnavailableError(error)) {
     return { status: 502, message: 'a backing service is unavailable, try again later', reason: 'service_unavailable' };
+  }
+  // A multipart body that does not parse (cut short, no boundary, a broken part header): busboy
+  // throws plain errors while a route reads the parts. The client's error, not ours.
+  if (fastifyError.statusCode === undefined && MALFORMED_MULTIPART.test(error.message)) {
+    return {
+      status: 400,
+      message: `malformed multipart/form-data body: ${error.message}`,
+      reason: 'invalid_request',
+    };
   }
   // JSON.parse failures surface as SyntaxError with statusCode 400 from the content-type parser.
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { chunked } from '../storage/chunks.js';
@@ -6,7 +7,19 @@ import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js'
 
 // Column weights for bm25 in declaration order: title, category, other. Category above title
 // measured best on the relevance evaluation (bench/search-eval.bench.ts).
-const BM25 = 'bm25(search_fts, 4.0, 6.0, 1.0)';
+const bm25 = (table: string) => `bm25(${table}, 4.0, 6.0, 1.0)`;
+
+/**
+ * Each store has an FTS5 table of its own: bm25 weighs a term by how rare it is in the table, so a
+ * table shared by every store let one workspace's catalog move another's scores and ranking.
+ * Prefixes of 2-4 characters are indexed for typed-ahead words.
+ */
+export function ftsTableOf(storeId: string): string {
+  const hex = storeId.replaceAll('-', '').toLowerCase();
+  return `search_fts_${/^[0-9a-f]{32}$/.test(hex) ? hex : createHash('sha256').update(storeId).digest('hex').slice(0, 32)}`;
+}
+
+export const FTS_COLUMNS = "title, category, other, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4'";
 
 // Tokens hold only letters and digits (see analyzer), so quoting them is all the escaping FTS5 needs.
 function alternative(alt: Alternative): string {
@@ -25,25 +38,49 @@ const isConcept = (alt: Alternative): alt is { kind: 'concept'; token: string } 
  * (search_docs.concepts). Concepts live outside the FTS table on purpose: FTS5's bm25 counts every
  * column in a document's length, so they would shift the ranking of every other query.
  */
-function conceptClause(alts: Alternative[]) {
+function conceptClause(table: string | undefined, alts: Alternative[]) {
   const own = alts.filter((alt) => !isConcept(alt));
   const parts = alts.filter(isConcept).map((alt) => sql`instr(' ' || d.concepts || ' ', ${` ${alt.token} `}) > 0`);
-  if (own.length > 0)
+  if (own.length > 0 && table)
     parts.unshift(
-      sql`d.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ${own.map(alternative).join(' OR ')})`,
+      sql`d.id IN (SELECT rowid FROM ${sql.table(table)} WHERE ${sql.table(table)} MATCH ${own.map(alternative).join(' OR ')})`,
     );
   return sql`(${sql.join(parts, sql` OR `)})`;
 }
 
-/** SQLite: an FTS5 table whose rowid is the id of the product's row in search_docs. */
+/** SQLite: an FTS5 table per store whose rowid is the id of the product's row in search_docs. */
 export class SqliteTextIndex implements TextIndex {
+  /** Stores whose table is known to exist (created on a store's first indexed product). */
+  readonly #tables = new Set<string>();
+
   constructor(private readonly storage: StorageHandle) {}
+
+  /** Every write makes sure of the table (cheap): another process may have dropped it (a reindex). */
+  async #ensureTable(trx: Db, storeId: string): Promise<string> {
+    const table = ftsTableOf(storeId);
+    await sql`CREATE VIRTUAL TABLE IF NOT EXISTS ${sql.table(table)} USING fts5(${sql.raw(FTS_COLUMNS)})`.execute(trx);
+    this.#tables.add(table);
+    return table;
+  }
+
+  /** The store's table, or undefined when nothing of the store was ever indexed. */
+  async #existingTable(storeId: string): Promise<string | undefined> {
+    const table = ftsTableOf(storeId);
+    if (this.#tables.has(table)) return table;
+    const found = await sql<{
+      name: string;
+    }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ${table}`.execute(this.storage.db);
+    if (found.rows.length === 0) return undefined;
+    this.#tables.add(table);
+    return table;
+  }
 
   async write(trx: Db, storeId: string, docs: IndexedDoc[], removed: string[]) {
     const codes = [...removed, ...docs.map((d) => d.productCode)];
     if (codes.length === 0) return;
+    const table = await this.#ensureTable(trx, storeId);
     for (const chunk of chunked(trx, codes, { maxItems: 500 })) {
-      await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId} AND product_code IN (${sql.join(chunk)}))`.execute(
+      await sql`DELETE FROM ${sql.table(table)} WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId} AND product_code IN (${sql.join(chunk)}))`.execute(
         trx,
       );
       await trx.deleteFrom('search_docs').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
@@ -60,57 +97,72 @@ export class SqliteTextIndex implements TextIndex {
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await sql`INSERT INTO search_fts (rowid, title, category, other) VALUES (${inserted.id}, ${doc.titleTerms}, ${doc.category}, ${doc.other})`.execute(
+      await sql`INSERT INTO ${sql.table(table)} (rowid, title, category, other) VALUES (${inserted.id}, ${doc.titleTerms}, ${doc.category}, ${doc.other})`.execute(
         trx,
       );
     }
   }
 
   async clearStore(trx: Db, storeId: string) {
-    await sql`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_docs WHERE store_id = ${storeId})`.execute(
-      trx,
-    );
+    await sql`DROP TABLE IF EXISTS ${sql.table(ftsTableOf(storeId))}`.execute(trx);
+    this.#tables.delete(ftsTableOf(storeId));
     await trx.deleteFrom('search_docs').where('store_id', '=', storeId).execute();
   }
 
   async search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]> {
-    if (plan.clauses.some((alts) => alts.some(isConcept))) return this.#searchWithConcepts(storeId, plan, limit);
-    // The store is filtered after the match: a store token in every document made each query walk
-    // the whole store's posting list (measured: +1.2 ms a query on 44k products).
-    const { rows } = await sql<{ product_code: string; title: string; title_terms: string; rank: number }>`
-      SELECT d.product_code, d.title, d.title_terms, ${sql.raw(BM25)} AS rank
-      FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid
-      WHERE search_fts MATCH ${matchExpression(plan, mode)} AND d.store_id = ${storeId}
-      ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db);
-    return rows.map((row) => ({
-      productCode: row.product_code,
-      title: row.title,
-      titleTerms: row.title_terms,
-      relevance: -Number(row.rank),
-    }));
+    const table = await this.#existingTable(storeId);
+    try {
+      return await this.#search(storeId, table, plan, mode, limit);
+    } catch (error) {
+      // Dropped by another process since it was seen (a reindex): nothing indexed right now.
+      if (table && /no such table/.test((error as Error).message)) {
+        this.#tables.delete(table);
+        return [];
+      }
+      throw error;
+    }
   }
 
-  /** Every clause must hold ('all'); clauses without concepts rank by bm25, concept clauses filter. */
-  async #searchWithConcepts(storeId: string, plan: QueryPlan, limit: number): Promise<TextHit[]> {
-    const plain = plan.clauses.filter((alts) => !alts.some(isConcept));
-    const filters = sql.join(plan.clauses.filter((alts) => alts.some(isConcept)).map(conceptClause), sql` AND `);
+  async #search(
+    storeId: string,
+    table: string | undefined,
+    plan: QueryPlan,
+    mode: MatchMode,
+    limit: number,
+  ): Promise<TextHit[]> {
     type Row = { product_code: string; title: string; title_terms: string; rank: number };
+    const conceptClauses = plan.clauses.filter((alts) => alts.some(isConcept));
+    const plain = plan.clauses.filter((alts) => !alts.some(isConcept));
+    if (conceptClauses.length === 0) {
+      if (!table) return [];
+      const { rows } = await sql<Row>`
+        SELECT d.product_code, d.title, d.title_terms, ${sql.raw(bm25(table))} AS rank
+        FROM ${sql.table(table)} f JOIN search_docs d ON d.id = f.rowid
+        WHERE ${sql.table(table)} MATCH ${matchExpression(plan, mode)}
+        ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db);
+      return rows.map(toHit);
+    }
+    // Every clause must hold ('all'); clauses without concepts rank by bm25, concept clauses filter.
+    if (plain.length > 0 && !table) return [];
+    const filters = sql.join(
+      conceptClauses.map((alts) => conceptClause(table, alts)),
+      sql` AND `,
+    );
     const { rows } =
-      plain.length > 0
+      plain.length > 0 && table
         ? await sql<Row>`
-          SELECT d.product_code, d.title, d.title_terms, ${sql.raw(BM25)} AS rank
-          FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid
-          WHERE search_fts MATCH ${matchExpression({ ...plan, clauses: plain }, 'all')} AND d.store_id = ${storeId} AND ${filters}
+          SELECT d.product_code, d.title, d.title_terms, ${sql.raw(bm25(table))} AS rank
+          FROM ${sql.table(table)} f JOIN search_docs d ON d.id = f.rowid
+          WHERE ${sql.table(table)} MATCH ${matchExpression({ ...plan, clauses: plain }, 'all')} AND ${filters}
           ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db)
         : await sql<Row>`
           SELECT d.product_code, d.title, d.title_terms, 0 AS rank FROM search_docs d
           WHERE d.store_id = ${storeId} AND ${filters}
           ORDER BY d.product_code LIMIT ${limit}`.execute(this.storage.db);
-    return rows.map((row) => ({
-      productCode: row.product_code,
-      title: row.title,
-      titleTerms: row.title_terms,
-      relevance: -Number(row.rank),
-    }));
+    return rows.map(toHit);
   }
+}
+
+function toHit(row: { product_code: string; title: string; title_terms: string; rank: number }): TextHit {
+  return { productCode: row.product_code, title: row.title, titleTerms: row.title_terms, relevance: -Number(row.rank) };
 }

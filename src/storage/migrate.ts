@@ -13,6 +13,7 @@ import * as media from './migrations/0010-media.js';
 import * as storefront from './migrations/0011-storefront.js';
 import * as collectionMemberLookup from './migrations/0012-collection-member-lookup.js';
 import * as changeFeed from './migrations/0013-change-feed.js';
+import { searchPerStoreMigration } from './migrations/0014-search-per-store.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -31,11 +32,12 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0011-storefront': storefront,
     '0012-collection-member-lookup': collectionMemberLookup,
     '0013-change-feed': changeFeed,
+    '0014-search-per-store': searchPerStoreMigration(dialect),
   };
 }
 
 /** Brings the schema up to date; safe to run from several processes (Kysely takes a lock). */
-export async function migrateToLatest(storage: StorageHandle): Promise<string[]> {
+export async function migrateToLatest(storage: StorageHandle, upTo?: string): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage.dialect.name) };
   const migrator = new Migrator({
     db: storage.db,
@@ -43,7 +45,8 @@ export async function migrateToLatest(storage: StorageHandle): Promise<string[]>
     ...(storage.schema ? { migrationTableSchema: storage.schema } : {}),
   });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
+    // `upTo` (tests of a migration): stop after that one.
+    const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     // Kysely looks for its migration table by introspecting every schema of the database; on PostgreSQL
     // a schema another client drops meanwhile makes that catalog query fail ("schema … does not exist").
