@@ -97,6 +97,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         rateLimitPerMinute: config.rateLimitPerMinute,
         publishableRateLimitPerMinute: config.publishableRateLimitPerMinute,
         redis: container.redis,
+        redisHealth: container.redisHealth,
       });
       await v1.register(storesRoutes, { stores: container.stores });
       await v1.register(productsRoutes, {

@@ -32,12 +32,15 @@ import { LocalMediaStore, S3MediaStore, type MediaStore } from './modules/media/
 import { ChangesService } from './modules/changes/changes.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
+import { RedisHealth } from './http/rate-limit-store.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
   config: Config;
   storage: StorageHandle;
   redis?: Redis;
+  /** Whether Redis answers (rate limits fail open to per-process counts while it does not). */
+  redisHealth?: RedisHealth;
   changes: ChangeFeed;
   /** The background workers `vitrine serve` and `vitrine worker` start (src/jobs/workers.ts). */
   workers: WorkerRegistry;
@@ -73,11 +76,13 @@ export interface ContainerOptions {
 }
 
 export function createRedis(url: string): Redis {
-  // Fail fast while Redis is down (the request answers 502) instead of queueing commands forever.
+  // A request never waits on Redis: disconnected, a command fails at once (no offline queue);
+  // connected but silent, within 100 ms. The rate limiter then counts in-process (RedisHealth).
   return new Redis(url, {
-    maxRetriesPerRequest: 1,
+    maxRetriesPerRequest: 0,
     connectTimeout: 2_000,
-    enableOfflineQueue: true,
+    commandTimeout: 100,
+    enableOfflineQueue: false,
     lazyConnect: false,
   });
 }
@@ -93,6 +98,16 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   if (isClusterWorker() && storage.dialect.name === 'sqlite') storage.writeGate = withClusterWriteLock;
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
   redis?.on('error', () => {});
+  const redisHealth =
+    redis &&
+    new RedisHealth(redis, (up, reason) =>
+      up
+        ? options.jobLog?.info({ redis: 'up' }, 'Redis reachable again: rate limits are shared across processes')
+        : options.jobLog?.error(
+            { redis: 'down', reason },
+            'Redis unreachable: rate limits fall back to per-process counts until it is back',
+          ),
+    );
   const onError = options.onWorkerError;
   const changes = new ChangeFeed(storage);
   const stores = new StoresService(storage);
@@ -178,6 +193,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     config,
     storage,
     redis,
+    redisHealth,
     changes,
     workers,
     stores,

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { ClusterRateLimitStore, isClusterWorker } from '../cluster.js';
 import type { Redis } from 'ioredis';
+import { failoverRateLimitStore, type RedisHealth } from './rate-limit-store.js';
 import { ForbiddenError, RateLimitedError, StoreNotFoundError, UnauthorizedError } from '../errors.js';
 import type { StoresService } from '../modules/stores/stores.service.js';
 import { secretsEqual } from '../modules/stores/api-tokens.js';
@@ -23,6 +24,7 @@ export interface TenantAuthOptions {
   /** Per publishable key and shopper IP (VITRINE_PUBLISHABLE_RATE_LIMIT). */
   publishableRateLimitPerMinute: number;
   redis?: Redis;
+  redisHealth?: RedisHealth;
 }
 
 const SHOPPER_ENDPOINTS = 'text search, search by photo, similar, complementary, collections and store details';
@@ -69,9 +71,16 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
     timeWindow: 60_000,
     nameSpace: 'vitrine-rl:',
     skipOnError: false,
-    // Shared counts: Redis when configured, else the primary of `vitrine serve --processes N`.
-    ...(options.redis
-      ? { redis: options.redis }
+    // Shared counts: Redis when configured (per-process counts while it is unreachable), else the
+    // primary of `vitrine serve --processes N`.
+    ...(options.redis && options.redisHealth
+      ? {
+          store: failoverRateLimitStore(
+            options.redis,
+            'vitrine-rl:',
+            options.redisHealth,
+          ) as unknown as FastifyRateLimitStoreCtor,
+        }
       : isClusterWorker()
         ? { store: ClusterRateLimitStore as unknown as FastifyRateLimitStoreCtor }
         : {}),

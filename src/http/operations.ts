@@ -25,7 +25,7 @@ async function checkBackingServices(container: Container): Promise<Record<string
   ];
   const redis = container.redis;
   if (redis) checks.push(['redis', () => redis.ping()]);
-  if (container.config.mediaS3) checks.push(['media store', () => container.media.probe()]);
+  if (container.config.mediaS3) checks.push(['media_store', () => container.media.probe()]);
   const results = await Promise.all(
     checks.map(async ([name, check]) => {
       try {
@@ -103,6 +103,25 @@ function createMetrics(container: Container) {
     'kind',
     async () => ({ changes: await webhooksRepository.backlog(db) }),
   );
+  const redisHealth = container.redisHealth;
+  if (redisHealth) {
+    new Gauge({
+      name: 'vitrine_redis_up',
+      help: '1 while Redis answers the rate limiter of this process, 0 while it counts in-process (fail open)',
+      registers: [registry],
+      collect() {
+        this.set(redisHealth.up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'vitrine_redis_transitions',
+      help: 'times this process saw Redis go away or come back',
+      registers: [registry],
+      collect() {
+        this.set(redisHealth.transitions);
+      },
+    });
+  }
   new Gauge({
     name: 'vitrine_worker_failures',
     help: 'failed runs of each background worker of this process since it started',
@@ -160,15 +179,23 @@ export function registerOperations(app: FastifyInstance, container: Container) {
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // Ready when the database (and the media bucket, when configured) answers; Redis only shares rate
+  // limits, which fail open to per-process counts, so without it the process is ready but degraded.
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const checks = await checkBackingServices(container);
-    const failing = Object.entries(checks).filter(([, result]) => result !== 'ok');
-    if (failing.length === 0) return { status: 'ok', database: container.storage.dialect.name, checks };
+    const states = Object.fromEntries(
+      Object.entries(checks).map(([name, result]) => [name, result === 'ok' ? 'ok' : 'unreachable']),
+    );
+    const failing = Object.entries(checks).filter(([name, result]) => result !== 'ok' && name !== 'redis');
+    if (failing.length === 0) {
+      const degraded = checks.redis !== undefined && checks.redis !== 'ok';
+      return { status: degraded ? 'degraded' : 'ok', engine: container.storage.dialect.name, ...states, checks };
+    }
     const message = `not ready: ${failing.map(([name, result]) => `${name} ${result}`).join('; ')}`;
     return reply
       .code(503)
       .header('retry-after', '5')
-      .send({ ...errorEnvelope(request.id, message), checks });
+      .send({ ...errorEnvelope(request.id, message), ...states, checks });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     const text = isClusterWorker() ? await clusterMetrics() : await metrics.registry.metrics();

@@ -43,7 +43,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   const pool = new (pgDriver().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    // An unreachable database answers 502 within 2 s, not after a long connect.
+    connectionTimeoutMillis: 1_500,
+    keepAlive: true,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
@@ -53,6 +55,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   // catalog then takes twice as long. 1.1 is the usual setting for SSDs and cached data. The SET is
   // queued on the new connection before any query of ours, so every query sees it.
   pool.on('connect', (client) => {
+    // A connection that dies while a request holds it (the server restarts, a backend is terminated)
+    // emits 'error' on its client; unheard, that would end the process. The query in flight fails
+    // (502) and the pool replaces the connection.
+    client.on('error', () => {});
     client.query('SET random_page_cost = 1.1').catch(() => {});
   });
   const db = withDialect(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), postgresDialect);

@@ -29,6 +29,11 @@ const CONNECTION_MESSAGES = [
   /max retries per request/i,
   /stream isn't writeable/i,
   /driver has already been destroyed/i,
+  /not queryable/i,
+  /terminating connection/i,
+  /Connection terminated/i,
+  /Command timed out/i,
+  /Stream isn't writeable and enableOfflineQueue options is false/i,
 ];
 
 /** True when an error means a backing service (database, Redis) cannot be reached. */
