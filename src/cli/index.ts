@@ -217,6 +217,36 @@ program
     );
   });
 
+program
+  .command('backup')
+  .description('a consistent copy of the SQLite database while it serves (PostgreSQL: pg_dump, see README)')
+  .argument('<file>', 'where to write the copy (a new file)')
+  .option('--json', 'print one JSON object')
+  .action(async (file: string, options: { json?: boolean }) => {
+    const { backupSqlite } = await import('../storage/backup.js');
+    const summary = backupSqlite((await loadConfig()).databaseUrl, file);
+    printResult(
+      !!options.json,
+      summary,
+      `backed up ${summary.products} products to ${summary.file} (${(summary.bytes / 1024 / 1024).toFixed(1)} MB, ${summary.seconds.toFixed(1)} s)`,
+    );
+  });
+
+program
+  .command('restore')
+  .description('put a backup in place of the SQLite database (stop vitrine serve first)')
+  .argument('<file>', 'a file made by vitrine backup')
+  .option('--json', 'print one JSON object')
+  .action(async (file: string, options: { json?: boolean }) => {
+    const { restoreSqlite } = await import('../storage/backup.js');
+    const summary = restoreSqlite(file, (await loadConfig()).databaseUrl);
+    printResult(
+      !!options.json,
+      summary,
+      `restored ${summary.products} products into ${summary.file}; the previous database is kept as ${summary.file}.before-restore`,
+    );
+  });
+
 const store = program.command('store').description('stores');
 store
   .command('create')
