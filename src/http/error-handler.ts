@@ -13,6 +13,7 @@ import {
   UnauthorizedError,
 } from '../errors.js';
 import { isUnavailableError } from '../storage/sql-errors.js';
+import { NUL_MESSAGE } from './request-guards.js';
 import { assetErrorBody, detailBody, errorEnvelope, INTERNAL_ERROR_MESSAGE, UNAUTHORIZED_MESSAGE } from './envelope.js';
 import type { ErrorShape } from './types.js';
 
@@ -110,6 +111,11 @@ function classify(error: FastifyError | Error): Classified {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, message: 'Content-Length does not match the body', reason: 'invalid_request' };
     default:
+  }
+  // A NUL character in a body value reaching PostgreSQL text (22021) or an encoding it cannot take (22P05).
+  const sqlState = (error as { code?: unknown }).code;
+  if (sqlState === '22021' || sqlState === '22P05') {
+    return { status: 422, message: NUL_MESSAGE('a text value'), reason: 'invalid_request' };
   }
   if (isUnavailableError(error)) {
     return { status: 502, message: 'a backing service is unavailable, try again later', reason: 'service_unavailable' };

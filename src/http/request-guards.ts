@@ -34,6 +34,11 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
+/** PostgreSQL text cannot hold U+0000, and no catalog value needs it: refused with the field named. */
+export const NUL_MESSAGE = (what: string) => `${what} contains a NUL character (\\u0000), which is not accepted`;
+const hasNul = (value: unknown): boolean =>
+  typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some(hasNul);
+
 /**
  * Request guards that must hold on every route: JSON depth checked before parsing, numeric query
  * parameters finite (ajv coerces "Infinity" to a number and then skips its bounds), multipart
@@ -50,9 +55,15 @@ export function registerRequestGuards(app: FastifyInstance) {
   app.addHook('preHandler', (request, _reply, done) => {
     const query = request.query as Record<string, unknown> | undefined;
     if (query && typeof query === 'object')
-      for (const [name, value] of Object.entries(query))
+      for (const [name, value] of Object.entries(query)) {
         if (typeof value === 'number' && !Number.isFinite(value))
           return done(new InvalidInputError(`query parameter '${name}' must be a finite number`, name));
+        if (hasNul(value)) return done(new InvalidInputError(NUL_MESSAGE(`query parameter '${name}'`), name));
+      }
+    const params = request.params as Record<string, unknown> | undefined;
+    if (params && typeof params === 'object')
+      for (const [name, value] of Object.entries(params))
+        if (hasNul(value)) return done(new InvalidInputError(NUL_MESSAGE(`path parameter '${name}'`), name));
     done();
   });
 }
