@@ -124,7 +124,7 @@ function fuzzed(operations: Operation[], known: { storeUuid: string; otherStoreU
               : fc.oneof(fc.constantFrom(...known.codes), hostileText),
           ]),
         ),
-      ) as fc.Arbitrary<Record<string, string>>,
+      ),
       query: fc.array(
         fc.tuple(
           fc.oneof(
@@ -224,7 +224,7 @@ export async function fuzzApi(
               : input.token === 'bad'
                 ? `vt_${'x'.repeat(43)}`
                 : null;
-      const res = await t.request({ method: input.op.method as 'GET', url, payload, headers, token });
+      const res = await t.request({ method: input.op.method, url, payload, headers, token });
       report.requests++;
       report.byStatus[res.statusCode] = (report.byStatus[res.statusCode] ?? 0) + 1;
       const where = `${input.op.method} ${url.slice(0, 200)} -> ${res.statusCode}`;
