@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { StorageHandle } from '../storage/database.js';
 import { inTransaction } from '../storage/transactions.js';
+import { isDeadLocalOwner, LOCAL_OWNER_PATTERN } from './process-owner.js';
 
 /**
  * The durable job queues (catalogue images, imports) are rows of their own tables with a lease:
@@ -35,6 +36,27 @@ const keyMatch = (keys: readonly string[], row: ClaimedRow) =>
     sql` AND `,
   );
 
+/** How often a process looks for leases of dead processes of its host (per queue). */
+const RECLAIM_EVERY_MS = 10_000;
+const lastReclaim = new Map<string, number>();
+
+/**
+ * Frees the leases held by processes of this host that are gone (killed with -9), so their jobs are
+ * claimed again now rather than when the lease lapses. At most every 10 s per queue.
+ */
+async function releaseDeadLocalLeases(storage: StorageHandle, queue: LeaseQueue, now: string) {
+  const key = `${storage.description}|${queue.table}`;
+  if (Date.now() - (lastReclaim.get(key) ?? 0) < RECLAIM_EVERY_MS) return;
+  lastReclaim.set(key, Date.now());
+  const { rows } = await sql<{ claimed_by: string }>`SELECT DISTINCT claimed_by FROM ${sql.table(queue.table)}
+    WHERE claimed_until >= ${now} AND claimed_by LIKE ${LOCAL_OWNER_PATTERN}`.execute(storage.db);
+  for (const { claimed_by: owner } of rows)
+    if (isDeadLocalOwner(owner))
+      await sql`UPDATE ${sql.table(queue.table)} SET claimed_until = NULL WHERE claimed_by = ${owner}`.execute(
+        storage.db,
+      );
+}
+
 export async function claimLeases(
   storage: StorageHandle,
   queue: LeaseQueue,
@@ -42,6 +64,7 @@ export async function claimLeases(
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedRow[]> {
+  await releaseDeadLocalLeases(storage, queue, new Date().toISOString());
   const now = new Date();
   const nowIso = now.toISOString();
   const until = new Date(now.getTime() + leaseMs).toISOString();

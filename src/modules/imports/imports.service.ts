@@ -1,3 +1,4 @@
+import { processOwnerId } from '../../jobs/process-owner.js';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -59,7 +60,7 @@ const IMPORT_QUEUE: LeaseQueue = {
  */
 export class ImportsService {
   readonly worker: PollingWorker;
-  readonly #workerId = `imports-${randomUUID()}`;
+  readonly #workerId = processOwnerId('imports');
 
   constructor(
     private readonly storage: StorageHandle,

@@ -1,5 +1,5 @@
+import { processOwnerId } from '../../jobs/process-owner.js';
 import type { JobLog } from '../../jobs/workers.js';
-import { randomUUID } from 'node:crypto';
 import { FetchFailedError, FetchTimeoutError, fetchToBuffer, HttpStatusError } from '../../net/safe-fetch.js';
 import type { VisionClient } from '../../vision/vision-client.js';
 import { quantize } from '../../vision/quantize.js';
@@ -23,7 +23,7 @@ function isTransient(error: unknown) {
  */
 export class ImageWorker implements BackgroundWorker {
   readonly name = 'visual.embed';
-  readonly id = `worker-${randomUUID()}`;
+  readonly id = processOwnerId('images');
   #lanes: Promise<void>[] = [];
   #running = false;
   #wake: Array<() => void> = [];

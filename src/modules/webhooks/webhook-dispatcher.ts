@@ -1,4 +1,3 @@
-import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { Db, StorageHandle } from '../../storage/database.js';
@@ -9,6 +8,7 @@ import { guardedPostAgent, postGuarded } from '../../net/safe-fetch.js';
 import { VERSION } from '../../version.js';
 import { PUBLIC_ENTITIES, isPublic, toEvent, type ChangeEvent } from '../changes/change-events.js';
 import { signatureHeader } from './webhook-signature.js';
+import { isDeadLocalOwner, LOCAL_OWNER_PATTERN, processOwnerId } from '../../jobs/process-owner.js';
 import * as repo from './webhooks.repository.js';
 
 export interface DispatcherOptions {
@@ -65,11 +65,11 @@ interface Attempt {
  * rejected and not retried.
  */
 export class WebhookDispatcher extends PollingWorker {
-  readonly owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly owner = processOwnerId('webhooks');
   readonly #inFlight = new Map<string, Promise<void>>();
   #agent: Agent | undefined;
   #stopping = false;
-  #staleChecked = false;
+  #staleCheckedAt = 0;
 
   constructor(
     private readonly storage: StorageHandle,
@@ -97,8 +97,8 @@ export class WebhookDispatcher extends PollingWorker {
   }
 
   async #tick() {
-    if (!this.#staleChecked) {
-      this.#staleChecked = true;
+    if (Date.now() - this.#staleCheckedAt > 10_000) {
+      this.#staleCheckedAt = Date.now();
       await this.#releaseLeasesOfDeadLocalProcesses();
     }
     const now = new Date();
@@ -126,21 +126,18 @@ export class WebhookDispatcher extends PollingWorker {
   }
 
   /**
-   * A process killed with -9 keeps its leases until they expire; a process of the same host that
-   * starts after it takes back those of owners that are no longer running, so delivery resumes at once.
+   * A process killed with -9 keeps its leases until they expire; every 10 s a sender takes back
+   * those of owners of its host that are no longer running, so delivery resumes without waiting.
    */
   async #releaseLeasesOfDeadLocalProcesses() {
-    const host = `${os.hostname()}:`;
     const leased = await this.storage.db
       .selectFrom('webhook_subscriptions')
       .select(['id', 'lease_owner'])
-      .where('lease_owner', 'like', `${host}%`)
+      .where('lease_owner', 'like', LOCAL_OWNER_PATTERN)
       .execute();
-    for (const row of leased) {
-      const pid = Number(row.lease_owner!.slice(host.length).split(':')[0]);
-      if (pid === process.pid || isRunning(pid)) continue;
-      await repo.updateLeased(this.storage.db, row.id, row.lease_owner!, { lease_owner: null, lease_until: null });
-    }
+    for (const row of leased)
+      if (isDeadLocalOwner(row.lease_owner))
+        await repo.updateLeased(this.storage.db, row.id, row.lease_owner!, { lease_owner: null, lease_until: null });
   }
 
   /**
@@ -382,16 +379,6 @@ export class WebhookDispatcher extends PollingWorker {
       { job: this.name, subscription: sub.id, store_id: sub.store_id },
       message,
     );
-  }
-}
-
-function isRunning(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
