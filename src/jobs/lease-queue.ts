@@ -101,3 +101,10 @@ export async function renewLease(
     WHERE ${keyMatch(queue.keys, row)} AND claimed_by = ${workerId}`.execute(storage.db);
   return Number(result.numAffectedRows ?? 0) === 1;
 }
+
+/** Gives up every lease a worker holds in a queue (it is stopping): the jobs are claimed again at once. */
+export async function releaseLeases(storage: StorageHandle, queue: LeaseQueue, workerId: string) {
+  await sql`UPDATE ${sql.table(queue.table)} SET claimed_until = NULL WHERE claimed_by = ${workerId}`.execute(
+    storage.db,
+  );
+}

@@ -45,7 +45,12 @@ export interface FetchLimits {
   allowPrivate: boolean;
   /** Replaces the address policy (tests: refuse one loopback alias while serving from another). */
   refuseAddress?: (address: string) => boolean;
+  /** Ends the fetch early (the process is stopping). */
+  signal?: AbortSignal;
 }
+
+/** Raised when `FetchLimits.signal` ended a fetch: not the URL's fault, nothing to record. */
+export class FetchAbortedError extends Error {}
 
 export class FetchRefusedError extends InvalidInputError {}
 /** The server answered, but not 200. */
@@ -142,7 +147,7 @@ export async function postGuarded(
   url: string,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; agent: Agent; allowPrivate: boolean },
+  options: { timeoutMs: number; agent: Agent; allowPrivate: boolean; signal?: AbortSignal },
 ): Promise<PostOutcome> {
   const parsed = checkedUrl(url, (address) => !options.allowPrivate && isRefusedAddress(address));
   try {
@@ -151,7 +156,9 @@ export async function postGuarded(
       body,
       headers,
       dispatcher: options.agent,
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: options.signal
+        ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal])
+        : AbortSignal.timeout(options.timeoutMs),
       maxRedirections: 0,
     });
     await response.body.dump({ limit: 64 * 1024 });
@@ -182,7 +189,8 @@ async function fetchInto(
 ): Promise<{ bytes: number; contentType: string | undefined }> {
   const refuse = limits.refuseAddress ?? ((address: string) => !limits.allowPrivate && isRefusedAddress(address));
   const agent = guardedAgent(refuse);
-  const deadline = AbortSignal.timeout(limits.timeoutMs);
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  const deadline = limits.signal ? AbortSignal.any([timeout, limits.signal]) : timeout;
   try {
     let current = url;
     for (let hop = 0; ; hop++) {
@@ -214,6 +222,7 @@ async function fetchInto(
       return { bytes, contentType: Array.isArray(type) ? type[0] : type };
     }
   } catch (error) {
+    if (limits.signal?.aborted) throw new FetchAbortedError('the fetch was stopped');
     if (error instanceof InvalidInputError) throw error;
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof InvalidInputError) throw cause;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import type { ChangeFeed } from '../../jobs/change-feed.js';
-import { claimLeases, type LeaseQueue } from '../../jobs/lease-queue.js';
+import { claimLeases, releaseLeases, type LeaseQueue } from '../../jobs/lease-queue.js';
 import * as repo from './visual.repository.js';
 
 export interface ClaimedImage {
@@ -53,6 +53,11 @@ export class ImageJobs {
   }
 
   /** Records outcomes (only for rows this worker still holds) and announces them on each store's change log. */
+  /** A stopping worker hands its claimed images back (they are claimed again at once). */
+  async release(workerId: string) {
+    await releaseLeases(this.storage, IMAGE_QUEUE, workerId);
+  }
+
   async finish(workerId: string, outcomes: ImageOutcome[]) {
     const byStore = new Map<string, ImageOutcome[]>();
     for (const outcome of outcomes)

@@ -69,6 +69,8 @@ export class WebhookDispatcher extends PollingWorker {
   readonly #inFlight = new Map<string, Promise<void>>();
   #agent: Agent | undefined;
   #stopping = false;
+  /** Aborted on stop: a POST in flight ends at once (it is sent again by whoever takes the lease). */
+  #abort = new AbortController();
   #staleCheckedAt = 0;
 
   constructor(
@@ -85,11 +87,13 @@ export class WebhookDispatcher extends PollingWorker {
 
   override start() {
     this.#stopping = false;
+    this.#abort = new AbortController();
     super.start();
   }
 
   override async stop() {
     this.#stopping = true;
+    this.#abort.abort();
     await super.stop();
     await Promise.allSettled(this.#inFlight.values());
     await this.#agent?.close();
@@ -220,6 +224,8 @@ export class WebhookDispatcher extends PollingWorker {
             attempt: current.attempts + 1,
             at: new Date().toISOString(),
           };
+          // Stopping: an aborted POST is not the receiver's failure; what was delivered is still committed.
+          if (this.#stopping && result.statusCode === null) break;
           if (result.statusCode === null || result.statusCode < 200 || result.statusCode >= 300) {
             failed = { entry, result, end };
             break;
@@ -337,7 +343,12 @@ export class WebhookDispatcher extends PollingWorker {
           'x-vitrine-delivery': deliveryId,
           'x-vitrine-subscription': sub.id,
         },
-        { timeoutMs: this.options.timeoutMs, agent: this.#agent, allowPrivate: this.options.allowPrivateFetch },
+        {
+          timeoutMs: this.options.timeoutMs,
+          agent: this.#agent,
+          allowPrivate: this.options.allowPrivateFetch,
+          signal: this.#abort.signal,
+        },
       );
       return {
         statusCode: answer.statusCode,
