@@ -26,6 +26,7 @@ export async function startServer(
   const onWorkerError = (worker: string, err: unknown) => log.error({ err, worker }, 'background work failed');
   const container = createContainer(config, { onWorkerError, jobLog: log });
   await migrateToLatest(container.storage);
+  await container.redisHealth?.ready();
   const app = await buildApp(container);
   // Listen first: a port in use fails here, before anything claims the service is up.
   await app.listen({ port: config.port, host: config.host });

@@ -25,6 +25,24 @@ export class RedisHealth {
     redis.on('close', () => this.set(false, 'connection closed'));
   }
 
+  /**
+   * Waits (at most `ms`) for the first connection, so that a process starting beside others shares
+   * their counts from its first request; when Redis does not come, it starts failing open.
+   */
+  async ready(ms = 2_000): Promise<boolean> {
+    if (this.redis.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const done = (value: boolean) => {
+        clearTimeout(timer);
+        this.redis.off('ready', onReady);
+        resolve(value);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      this.redis.on('ready', onReady);
+    });
+  }
+
   get up() {
     return this.#up && this.redis.status === 'ready';
   }

@@ -13,6 +13,9 @@ describe('rate limiting in Redis', { skip: REDIS_SKIP }, () => {
     const secondContainer = createContainer(first.container.config, { storage: first.container.storage });
     const second = await buildApp(secondContainer, { logger: false });
     try {
+      // As `vitrine serve` does before listening: both are connected, so they share one count.
+      assert.ok(await first.container.redisHealth!.ready());
+      assert.ok(await secondContainer.redisHealth!.ready());
       const url = `/v1/stores?store_uuid=${first.store.store_uuid}`;
       const headers = { authorization: `Bearer ${first.store.api_token}` };
       const codes = [];
