@@ -84,6 +84,10 @@ describeEachDialect(
         assert.equal(post.json.store_uuid, t.store.store_uuid);
         assert.equal(post.json.replay, false);
       }
+      await until(
+        async () => (await deliveries(t, created.id)).reduce((n, d) => n + d.events, 0) >= 4,
+        'the deliveries in the log',
+      );
       const log = await deliveries(t, created.id);
       assert.ok(log.every((d) => d.outcome === 'delivered' && d.status_code === 200));
       const sub = json(await admin(t, 'GET', `/${created.id}`)).data;
@@ -132,6 +136,11 @@ describeEachDialect(
       assert.deepEqual(
         flaky.events().map((e) => e.code),
         ['f1', 'f2'],
+      );
+      // The receiver has the events before the sender commits its log entry: wait for that too.
+      await until(
+        async () => (await deliveries(t, subs[0].id)).some((d) => d.outcome === 'delivered'),
+        'the delivered entry in the log',
       );
       const flakyLog = await deliveries(t, subs[0].id);
       assert.deepEqual(flakyLog.map((d) => d.outcome).reverse(), ['failed', 'failed', 'delivered']);
