@@ -8,6 +8,7 @@ import { Command, CommanderError, Help, InvalidArgumentError } from 'commander';
 // runs, so `vitrine --help`, `--version` and the store and token commands start in a blink.
 import type { Config } from '../config.js';
 import type { Container } from '../container.js';
+import type { StorageHandle } from '../storage/database.js';
 import type { StoresService } from '../modules/stores/stores.service.js';
 import type { WebhookSubscription, WebhooksService } from '../modules/webhooks/webhooks.service.js';
 import type { ImportMode, ImportSummary } from '../modules/imports/catalog-import.js';
@@ -78,47 +79,49 @@ async function withContainer<T>(work: (container: Container) => Promise<T>): Pro
   }
 }
 
-/** The store and token commands: the database and the stores module only (no search, images or server). */
-async function withStores<T>(work: (stores: StoresService) => Promise<T>): Promise<T> {
-  const [{ openDatabase }, { migrateToLatest }, { StoresService }, { channelUsage }] = await Promise.all([
+/** Opens DATABASE_URL with the schema brought up to date, runs `work`, closes: the light commands' shared path. */
+async function withStorage<T>(work: (storage: StorageHandle, config: Config) => Promise<T>): Promise<T> {
+  const [{ openDatabase }, { migrateToLatest }] = await Promise.all([
     import('../storage/database.js'),
     import('../storage/migrate.js'),
-    import('../modules/stores/stores.service.js'),
-    import('../modules/assets/assets.repository.js'),
   ]);
-  const storage = openDatabase((await loadConfig(process.env, { logLevel: 'silent' })).databaseUrl);
+  const config = await loadConfig(process.env, { logLevel: 'silent' });
+  const storage = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(storage);
-    const stores = new StoresService(storage);
-    stores.setChannelUsage((store) => channelUsage(storage.db, store.id));
-    return await work(stores);
+    return await work(storage, config);
   } finally {
     await storage.close();
   }
 }
 
+/** The store and token commands: the database and the stores module only (no search, images or server). */
+async function withStores<T>(work: (stores: StoresService) => Promise<T>): Promise<T> {
+  const [{ StoresService }, { channelUsage }] = await Promise.all([
+    import('../modules/stores/stores.service.js'),
+    import('../modules/assets/assets.repository.js'),
+  ]);
+  return withStorage((storage) => {
+    const stores = new StoresService(storage);
+    stores.setChannelUsage((store) => channelUsage(storage.db, store.id));
+    return work(stores);
+  });
+}
+
 /** The webhook commands: the database, stores and webhooks modules only. */
 async function withWebhooks<T>(work: (webhooks: WebhooksService) => Promise<T>): Promise<T> {
-  const [{ openDatabase }, { migrateToLatest }, { StoresService }, { ChangeFeed }, { WebhooksService }] =
-    await Promise.all([
-      import('../storage/database.js'),
-      import('../storage/migrate.js'),
-      import('../modules/stores/stores.service.js'),
-      import('../jobs/change-feed.js'),
-      import('../modules/webhooks/webhooks.service.js'),
-    ]);
-  const config = await loadConfig(process.env, { logLevel: 'silent' });
-  const storage = openDatabase(config.databaseUrl);
-  try {
-    await migrateToLatest(storage);
-    return await work(
+  const [{ StoresService }, { ChangeFeed }, { WebhooksService }] = await Promise.all([
+    import('../modules/stores/stores.service.js'),
+    import('../jobs/change-feed.js'),
+    import('../modules/webhooks/webhooks.service.js'),
+  ]);
+  return withStorage((storage, config) =>
+    work(
       new WebhooksService(storage, new ChangeFeed(storage), new StoresService(storage), {
         allowPrivateFetch: config.allowPrivateFetch,
       }),
-    );
-  } finally {
-    await storage.close();
-  }
+    ),
+  );
 }
 
 const program = new Command('vitrine')

@@ -21,8 +21,15 @@ export interface BackupSummary {
   seconds: number;
 }
 
-const productCount = (db: SqliteDatabase.Database) =>
-  Number((db.prepare('SELECT count(*) AS n FROM products').get() as { n: number }).n);
+/** What a backup or restore wrote: the file, its size, its products, and the time since `started`. */
+function summaryOf(file: string, db: SqliteDatabase.Database, started: number): BackupSummary {
+  return {
+    file,
+    bytes: fs.statSync(file).size,
+    products: Number((db.prepare('SELECT count(*) AS n FROM products').get() as { n: number }).n),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
 
 /**
  * A consistent copy of a SQLite database while it serves. `VACUUM INTO` reads one snapshot (a read
@@ -45,12 +52,7 @@ export function backupSqlite(databaseUrl: string, file: string): BackupSummary {
   }
   const copy = new SqliteDatabase(target, { readonly: true });
   try {
-    return {
-      file: target,
-      bytes: fs.statSync(target).size,
-      products: productCount(copy),
-      seconds: (performance.now() - started) / 1000,
-    };
+    return summaryOf(target, copy, started);
   } finally {
     copy.close();
   }
@@ -83,12 +85,7 @@ export function restoreSqlite(file: string, databaseUrl: string): BackupSummary 
     if (fs.existsSync(target)) fs.renameSync(target, `${target}.before-restore`);
     for (const suffix of ['-wal', '-shm']) fs.rmSync(`${target}${suffix}`, { force: true });
     backup.prepare('VACUUM INTO ?').run(target);
-    return {
-      file: target,
-      bytes: fs.statSync(target).size,
-      products: productCount(backup),
-      seconds: (performance.now() - started) / 1000,
-    };
+    return summaryOf(target, backup, started);
   } finally {
     backup.close();
   }

@@ -48,8 +48,7 @@ export class ChangesService {
 
   async page(store: Store, after: number, limit: number): Promise<ChangesPage> {
     // Read first: every sequence up to it is committed, so a short page means nothing was skipped.
-    const latest = await this.changes.latest(store.id);
-    const floor = await this.changes.floor(store.id);
+    const { latest, floor } = await this.changes.bounds(store.id);
     if (after < floor)
       throw new GoneError(
         `changes after sequence ${after} are no longer retained (retention ${this.options.retentionHours} h); the oldest available is ${floor + 1}: resume with after=${floor}`,

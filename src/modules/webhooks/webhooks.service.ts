@@ -128,8 +128,8 @@ export class WebhooksService {
    */
   async replay(id: string, range: { from: number; to?: number }, storeUuid?: string): Promise<WebhookSubscription> {
     const row = await this.#find(id, storeUuid);
-    const latest = await this.changes.latest(row.store_id);
-    const oldest = (await this.changes.floor(row.store_id)) + 1;
+    const { latest, floor } = await this.changes.bounds(row.store_id);
+    const oldest = floor + 1;
     const to = range.to ?? latest;
     if (!Number.isInteger(range.from) || range.from < 1)
       throw new InvalidInputError("'from' must be a sequence number of 1 or more", 'from');
