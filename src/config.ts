@@ -32,6 +32,11 @@ export interface Config {
   readonly assetFormats: readonly string[];
   /** ONNX image model for search by photo (VITRINE_IMAGE_MODEL); unset: the shipped MobileNetV2. */
   readonly imageModelPath?: string;
+  /**
+   * Head on top of the image model (VITRINE_IMAGE_HEAD: a head.json path, or `none`); unset: the
+   * shipped fashion head with the shipped model, none with another model.
+   */
+  readonly imageHeadPath?: string;
   /** First retry delay of a failed image fetch (VITRINE_IMAGE_RETRY_MS); each retry waits 4× longer. */
   readonly imageRetryBaseMs: number;
   /**
@@ -112,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
           .filter(Boolean)
       : DEFAULT_ASSET_FORMATS,
     imageModelPath: env.VITRINE_IMAGE_MODEL || undefined,
+    imageHeadPath: env.VITRINE_IMAGE_HEAD || undefined,
     imageRetryBaseMs: parseInteger('VITRINE_IMAGE_RETRY_MS', env.VITRINE_IMAGE_RETRY_MS, 5000),
     visualIndexBytes: parseInteger('VITRINE_VISUAL_INDEX_MB', env.VITRINE_VISUAL_INDEX_MB, 1024) * MB,
     complementsIndexBytes: parseInteger('VITRINE_COMPLEMENTS_INDEX_MB', env.VITRINE_COMPLEMENTS_INDEX_MB, 512) * MB,
@@ -139,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
   if (config.redisUrl === undefined) delete config.redisUrl;
   if (config.imageModelPath === undefined) delete config.imageModelPath;
+  if (config.imageHeadPath === undefined) delete config.imageHeadPath;
   if (config.adminToken === undefined) delete config.adminToken;
   if (config.publicUrl === undefined) delete config.publicUrl;
   if (config.mediaS3 === undefined) delete config.mediaS3;

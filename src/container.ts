@@ -22,6 +22,7 @@ import { VocabularyService } from './modules/vocabulary/vocabulary.service.js';
 import { ImportsService } from './modules/imports/imports.service.js';
 import { VisionClient } from './vision/vision-client.js';
 import { DEFAULT_MODEL_PATH } from './vision/embedder.js';
+import { DEFAULT_HEAD_PATH } from './vision/embedding-head.js';
 import { ImageCatalog } from './modules/visual/image-catalog.js';
 import { ImageJobs } from './modules/visual/image-jobs.js';
 import { ImageWorker } from './modules/visual/image-worker.js';
@@ -92,6 +93,13 @@ export function createMediaStore(config: Config): MediaStore {
   return config.mediaS3 ? new S3MediaStore(config.mediaS3) : new LocalMediaStore(path.resolve(config.dataDir, 'media'));
 }
 
+/** The head on top of the image model: the configured one, `none`, or the shipped head with the shipped model. */
+export function imageHeadPath(config: Config): string | undefined {
+  if (config.imageHeadPath === 'none') return undefined;
+  if (config.imageHeadPath) return config.imageHeadPath;
+  return config.imageModelPath === undefined ? DEFAULT_HEAD_PATH : undefined;
+}
+
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
   const storage = options.storage ?? openDatabase(config.databaseUrl);
   // Several API processes on one SQLite file take turns at writing through the primary's lock.
@@ -145,9 +153,11 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     options.jobLog,
   );
   const modelPath = config.imageModelPath ?? DEFAULT_MODEL_PATH;
+  const headPath = imageHeadPath(config);
   // Two vision threads: queries never wait behind a batch of catalogue images being embedded.
-  const queryVision = new VisionClient({ modelPath, threads: 1 });
-  const indexVision = new VisionClient({ modelPath, threads: 1 });
+  const queryVision = new VisionClient({ modelPath, headPath, threads: 1 });
+  // The indexing thread ends after a minute idle: a catalogue indexed, its memory goes back.
+  const indexVision = new VisionClient({ modelPath, headPath, threads: 1 }, 60_000);
   const imageCatalog = new ImageCatalog(storage, changes, productsRead, assets, onError);
   const imageJobs = new ImageJobs(storage, changes, { maxAttempts: 4, baseDelayMs: config.imageRetryBaseMs });
   const media = new MediaService(storage, createMediaStore(config), { dataDir: config.dataDir });

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
 import { decodeToRgb } from './image-preparation.js';
+import { foregroundColours } from './colour-descriptor.js';
+import { EmbeddingHead } from './embedding-head.js';
 
 /** Turns images into unit vectors whose dot product is their visual similarity. */
 export interface Embedder {
@@ -25,6 +27,12 @@ const INPUT_SIZE = 224;
 const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 
+/** What the backbone sees in one image: its unit embedding and the foreground colours (training reads these). */
+export interface ImageFeatures {
+  backbone: Float32Array;
+  colours: Float32Array;
+}
+
 /**
  * An ONNX image model with an `input` [N,3,224,224] (ImageNet normalisation) and an `embedding`
  * output [N,D], run by onnxruntime on the CPU. Meant to run inside a worker thread: inference is
@@ -36,10 +44,17 @@ export class OnnxEmbedder implements Embedder {
     readonly model: string,
     readonly dimensions: number,
     readonly nonNegative: boolean,
+    private readonly backboneDimensions: number,
+    private readonly head: EmbeddingHead | undefined,
   ) {}
 
-  static async load(modelPath: string, threads = 1): Promise<OnnxEmbedder> {
+  /**
+   * Loads the backbone and, when `headPath` is given, the head on top of it: the model identity then
+   * names both, so changing either re-embeds the catalogue.
+   */
+  static async load(modelPath: string, threads = 1, headPath?: string): Promise<OnnxEmbedder> {
     const bytes = fs.readFileSync(modelPath);
+    const head = headPath ? EmbeddingHead.load(headPath) : undefined;
     const session = await ort.InferenceSession.create(bytes, {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
@@ -54,14 +69,36 @@ export class OnnxEmbedder implements Embedder {
       },
       ['embedding'],
     );
-    const dimensions = probe.embedding.dims[1];
-    const nonNegative = (probe.embedding.data as Float32Array).every((x) => x >= 0);
+    const backboneDimensions = probe.embedding.dims[1];
+    if (head && head.manifest.backbone_dimensions !== backboneDimensions)
+      throw new Error(
+        `${headPath} reads ${head.manifest.backbone_dimensions}-dimension embeddings; ${modelPath} makes ${backboneDimensions}`,
+      );
+    const nonNegative = !head && (probe.embedding.data as Float32Array).every((x) => x >= 0);
     const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
-    return new OnnxEmbedder(session, `${path.basename(modelPath, '.onnx')}@${digest}`, dimensions, nonNegative);
+    const model = `${path.basename(modelPath, '.onnx')}@${digest}${head ? `+${head.identity}` : ''}`;
+    return new OnnxEmbedder(
+      session,
+      model,
+      head?.dimensions ?? backboneDimensions,
+      nonNegative,
+      backboneDimensions,
+      head,
+    );
   }
 
+  /** One result per image: its served unit vector (the head's output when there is a head), or the error it raised. */
   async embed(images: Uint8Array[]): Promise<Array<Float32Array | Error>> {
-    const results: Array<Float32Array | Error> = new Array(images.length);
+    const features = await this.features(images);
+    return features.map((f) => {
+      if (f instanceof Error) return f;
+      return this.head ? this.head.apply(f.backbone, f.colours) : f.backbone;
+    });
+  }
+
+  /** The backbone's unit embedding and the foreground colours of each image, before any head. */
+  async features(images: Uint8Array[]): Promise<Array<ImageFeatures | Error>> {
+    const results: Array<ImageFeatures | Error> = new Array(images.length);
     const decoded = await Promise.all(
       images.map((image) => decodeToRgb(image, INPUT_SIZE).catch((error: Error) => error)),
     );
@@ -85,8 +122,12 @@ export class OnnxEmbedder implements Embedder {
       ['embedding'],
     );
     const data = output.embedding.data as Float32Array;
-    ok.forEach(([, i], k) => {
-      results[i] = normalise(data.slice(k * this.dimensions, (k + 1) * this.dimensions));
+    const d = this.backboneDimensions;
+    ok.forEach(([rgb, i], k) => {
+      results[i] = {
+        backbone: normalise(data.slice(k * d, (k + 1) * d)),
+        colours: foregroundColours(rgb, INPUT_SIZE, INPUT_SIZE),
+      };
     });
     return results;
   }

@@ -22,6 +22,14 @@ export class VectorMatrix {
     for (let d = 0; d < this.dimensions; d++) data[d * capacity + column] = codes[d];
   }
 
+  /** A copy of one column's codes. */
+  column(column: number): Uint8Array {
+    const codes = new Uint8Array(this.dimensions).fill(this.zeroPoint);
+    if (column >= this.capacity) return codes;
+    for (let d = 0; d < this.dimensions; d++) codes[d] = this.data[d * this.capacity + column];
+    return codes;
+  }
+
   clear(column: number) {
     if (column >= this.capacity) return;
     for (let d = 0; d < this.dimensions; d++) this.data[d * this.capacity + column] = this.zeroPoint;

@@ -14,9 +14,17 @@ export class VisionClient {
   #ready: Promise<ModelInfo> | undefined;
   #pending = new Map<number, Pending>();
   #nextId = 1;
+  #idleTimer: NodeJS.Timeout | undefined;
   generation = 0;
 
-  constructor(private readonly options: VisionThreadOptions) {}
+  /**
+   * `idleExitMs`: end the thread after that long without a call (its model and buffers, 100–200 MB,
+   * go back to the system); the next call starts it again. Only for a thread that holds no matrices.
+   */
+  constructor(
+    private readonly options: VisionThreadOptions,
+    private readonly idleExitMs?: number,
+  ) {}
 
   info(): Promise<ModelInfo> {
     if (this.#ready) return this.#ready;
@@ -43,16 +51,30 @@ export class VisionClient {
       worker.on('error', fail);
       worker.on('exit', (code) => fail(new Error(`the vision thread exited (code ${code})`)));
     });
-    this.#ready.catch(() => {});
+    // A thread started only to learn the model's identity ends too when nothing follows.
+    this.#ready.then(() => this.#armIdleExit()).catch(() => {});
     return this.#ready;
   }
 
   async #call(request: ThreadRequest & { id: number }): Promise<ThreadReply> {
+    clearTimeout(this.#idleTimer);
     await this.info();
-    return new Promise((resolve, reject) => {
-      this.#pending.set(request.id, { resolve, reject });
-      this.#worker!.postMessage(request);
-    });
+    try {
+      return await new Promise((resolve, reject) => {
+        this.#pending.set(request.id, { resolve, reject });
+        this.#worker!.postMessage(request);
+      });
+    } finally {
+      this.#armIdleExit();
+    }
+  }
+
+  #armIdleExit() {
+    if (this.idleExitMs === undefined || this.#pending.size > 0) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      if (this.#pending.size === 0) void this.close();
+    }, this.idleExitMs).unref();
   }
 
   /** Embeds images; each result is a unit vector or the ImageRejectedError of that image. */
@@ -70,6 +92,20 @@ export class VisionClient {
     return reply.scores;
   }
 
+  /** Scores of every column against the normalised mean of the given stored columns (each dequantized with its scale). */
+  async scoreLike(
+    key: string,
+    queries: number[],
+    scales: number[],
+    columns: number,
+  ): Promise<{ scores: Int32Array; queryScale: number }> {
+    const reply = (await this.#call({ op: 'scoreLike', id: this.#nextId++, key, queries, scales, columns })) as {
+      scores: Int32Array;
+      queryScale: number;
+    };
+    return reply;
+  }
+
   /** Column updates are posted without waiting: the thread handles messages in order, so a later score sees them. */
   setColumns(key: string, columns: number[], codes: Uint8Array) {
     this.#worker?.postMessage({ op: 'set', key, columns, codes } satisfies ThreadRequest);
@@ -83,6 +119,7 @@ export class VisionClient {
 
   /** Asks the thread to release its sessions and end; terminates it only if it does not within 5 s. */
   async close() {
+    clearTimeout(this.#idleTimer);
     const worker = this.#worker;
     const ready = this.#ready;
     this.#worker = undefined;

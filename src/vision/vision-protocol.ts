@@ -1,6 +1,8 @@
 /** Messages between the event loop and the vision thread (see vision-thread.ts). */
 export interface VisionThreadOptions {
   modelPath: string;
+  /** head.json of the head applied on top of the model; undefined: the model's own embedding. */
+  headPath: string | undefined;
   threads: number;
 }
 
@@ -16,9 +18,12 @@ export type ThreadRequest =
   | { op: 'clear'; key: string; columns: number[] }
   | { op: 'drop'; key: string }
   | { op: 'close' }
-  | { op: 'score'; id: number; key: string; query: Uint8Array; columns: number };
+  | { op: 'score'; id: number; key: string; query: Uint8Array; columns: number }
+  | { op: 'scoreLike'; id: number; key: string; queries: number[]; scales: number[]; columns: number };
 
 export type EmbedResult = { vector: Float32Array } | { error: { reason: string; message: string } };
 
 export type ThreadReply =
-  { id: number; results: EmbedResult[] } | { id: number; scores: Int32Array } | { id: number; failure: string };
+  | { id: number; results: EmbedResult[] }
+  | { id: number; scores: Int32Array; queryScale?: number }
+  | { id: number; failure: string };

@@ -1,5 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { OnnxEmbedder } from './embedder.js';
+import sharp from 'sharp';
+import { normalise, OnnxEmbedder } from './embedder.js';
+import { quantize } from './quantize.js';
 import { ImageRejectedError } from './image-preparation.js';
 import { MatrixScorer } from './scorer.js';
 import { VectorMatrix } from './vector-matrix.js';
@@ -11,8 +13,10 @@ import type { ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-p
  * The vector matrices of each index live here, next to the scorer that reads them.
  */
 const options = workerData as VisionThreadOptions;
+// Every image is decoded once: libvips' operation cache would only hold memory.
+sharp.cache(false);
 const port = parentPort!;
-const embedder = await OnnxEmbedder.load(options.modelPath, options.threads);
+const embedder = await OnnxEmbedder.load(options.modelPath, options.threads, options.headPath);
 const zeroPoint = embedder.nonNegative ? 0 : 128;
 const scorer = await MatrixScorer.create(embedder.dimensions, zeroPoint, options.threads);
 const matrices = new Map<string, VectorMatrix>();
@@ -64,6 +68,20 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
         columns === 0 ? new Int32Array(0) : await scorer.score(request.query, matrix.data, matrix.capacity);
       return { id: request.id, scores: scores.slice(0, columns) };
     }
+    case 'scoreLike': {
+      // Stored vectors are the query (no decode, no embedding): the normalised mean of the product's
+      // images, which cross-validation preferred to the best match of any one (BENCHMARKS.md).
+      const matrix = matrixFor(request.key);
+      const columns = Math.min(request.columns, matrix.capacity);
+      const mean = new Float32Array(embedder.dimensions);
+      request.queries.forEach((column, q) => {
+        const codes = matrix.column(column);
+        for (let d = 0; d < mean.length; d++) mean[d] += (codes[d] - zeroPoint) * request.scales[q];
+      });
+      const query = quantize(normalise(mean), zeroPoint);
+      const scores = columns === 0 ? new Int32Array(0) : await scorer.score(query.codes, matrix.data, matrix.capacity);
+      return { id: request.id, scores: scores.slice(0, columns), queryScale: query.scale };
+    }
   }
 }
 
@@ -73,7 +91,9 @@ port.on('message', (request: ThreadRequest) => {
   queue = queue.then(async () => {
     try {
       const reply = await handle(request);
-      if (reply) port.postMessage(reply, 'scores' in reply ? [reply.scores.buffer as ArrayBuffer] : []);
+      if (reply) {
+        port.postMessage(reply, 'scores' in reply ? [reply.scores.buffer as ArrayBuffer] : []);
+      }
     } catch (error) {
       if ('id' in request) port.postMessage({ id: request.id, failure: (error as Error).message });
     }

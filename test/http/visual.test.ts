@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
+import { describeEachDialect, json } from '../helpers/test-app.js';
+import { codesOf, indexAll, visualSearch } from '../helpers/visual.js';
 import { drawShape, imageForm, pngHeaderOnly, startImageServer, type ImageServer } from '../helpers/images.js';
 
 const ADMIN = { authorization: 'Bearer admin-visual' };
@@ -33,31 +34,6 @@ const product = (code: string, image: string | undefined, extra: Record<string, 
   ...(image ? { 'Image URL 1': `${server.base}${image}` } : {}),
   ...extra,
 });
-
-async function indexAll(t: TestApp) {
-  await t.container.imageCatalog.catchUp(t.store.store_uuid);
-  await t.container.imageWorker.drain();
-}
-
-async function visualSearch(
-  t: TestApp,
-  image: Buffer | undefined,
-  query = '',
-  field = 'image',
-  filename = 'photo.jpg',
-) {
-  const { payload, headers } = await imageForm(
-    image === undefined ? [{ name: 'note', data: 'no image' }] : [{ name: field, data: image, filename }],
-  );
-  return t.request({
-    method: 'POST',
-    url: `/v1/visual-search?store_uuid=${t.store.store_uuid}${query}`,
-    payload,
-    headers,
-  });
-}
-const codesOf = (res: { json(): any }) =>
-  (res.json().data as Array<{ product_code: string }>).map((r) => r.product_code);
 
 describeEachDialect(
   'search by photo',

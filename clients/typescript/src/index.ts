@@ -63,6 +63,8 @@ export interface PhotoSearchOptions {
   filters?: Record<string, string | string[]>;
   offset?: number;
   limit?: number;
+  /** Default true: one result per product family; false: every matching variant. */
+  groupVariants?: boolean;
 }
 
 export interface VitrineClient {
@@ -89,7 +91,7 @@ export function createVitrineClient(options: VitrineClientOptions): VitrineClien
   };
   return {
     api,
-    searchByPhoto(storeUuid, photo, { filters, offset, limit } = {}) {
+    searchByPhoto(storeUuid, photo, { filters, offset, limit, groupVariants } = {}) {
       return unwrap(
         api.POST('/v1/visual-search', {
           params: {
@@ -98,6 +100,7 @@ export function createVitrineClient(options: VitrineClientOptions): VitrineClien
               ...(filters ? { filters: JSON.stringify(filters) } : {}),
               ...(offset !== undefined ? { offset } : {}),
               ...(limit !== undefined ? { limit } : {}),
+              ...(groupVariants !== undefined ? { group_variants: groupVariants } : {}),
             },
           },
           body: { image: '' },

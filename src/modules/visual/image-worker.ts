@@ -76,6 +76,8 @@ export class ImageWorker implements BackgroundWorker {
 
   /** Processes queued images until none is ready (tests and `vitrine images index`); returns how many were handled. */
   async drain(): Promise<number> {
+    // A worker stopped earlier keeps its aborted signal: draining afterwards must not discard every batch.
+    if (!this.#running) this.#stopping = new AbortController();
     let handled = 0;
     for (;;) {
       const claimed = await this.jobs.claim(this.id, BATCH);

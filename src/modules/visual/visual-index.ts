@@ -19,6 +19,7 @@ export interface HitQuery {
   offset: number;
   limit: number;
   exclude?: string;
+  groupVariants: boolean;
 }
 
 const PAGE = 5000;
@@ -53,6 +54,8 @@ class StoreVisualIndex {
   // References: URL → owners, owner → URLs.
   readonly #ownersOf = new Map<string, Owner[]>();
   readonly #urlsOf = new Map<string, string[]>();
+  /** Per column, the rows its owners resolve to; per row, its family number. Rebuilt after any change. */
+  #resolved: { start: Int32Array; rows: Int32Array; family: Int32Array; unindexed: number } | undefined;
 
   constructor(
     readonly key: string,
@@ -68,6 +71,7 @@ class StoreVisualIndex {
   }
 
   setProduct(code: string, status: string | null, parent: string | null, attributes: Record<string, unknown> | null) {
+    this.#resolved = undefined;
     let row = this.#rowOf.get(code);
     if (row === undefined) {
       if (status === null) return;
@@ -94,6 +98,7 @@ class StoreVisualIndex {
   }
 
   setOwnerUrls(kind: string, key: string, urls: string[]) {
+    this.#resolved = undefined;
     const id = ownerId(kind, key);
     for (const url of this.#urlsOf.get(id) ?? []) {
       const owners = (this.#ownersOf.get(url) ?? []).filter(
@@ -113,6 +118,7 @@ class StoreVisualIndex {
 
   /** Places a vector (or removes the URL's column when `codes` is null); returns the column touched. */
   setVector(url: string, codes: Uint8Array | null, scale: number, vision: VisionClient) {
+    this.#resolved = undefined;
     let column = this.#columnOf.get(url);
     if (codes === null) {
       if (column === undefined) return;
@@ -162,46 +168,131 @@ class StoreVisualIndex {
     return this.#columnOf.has(url);
   }
 
-  /** Best-first hits from the integer scores of every column: one per product (its best image), filters applied to every candidate. */
-  rank(scores: Int32Array, { queryScale, filters, offset, limit, exclude }: HitQuery): VisualHit[] {
-    const accepts = this.#attributes.compile(filters);
-    const excluded = exclude === undefined ? -1 : (this.#rowOf.get(exclude) ?? -1);
-    const bestScore = new Map<number, number>();
-    const bestColumn = new Map<number, number>();
-    for (let column = 0; column < scores.length; column++) {
-      const raw = scores[column];
-      if (raw <= 0) continue;
+  /** Columns of every indexed image of a product: its own image fields, then its asset links. */
+  columnsOfProduct(code: string) {
+    const columns: number[] = [];
+    for (const url of [...this.urlsOfProduct(code), ...this.urlsOfAssets(code)]) {
+      const column = this.#columnOf.get(url);
+      if (column !== undefined && !columns.includes(column)) columns.push(column);
+    }
+    return columns;
+  }
+  scaleOf(column: number) {
+    return this.#scales[column];
+  }
+  /** Referenced images without a vector of the current model: pending, failed, or waiting to be re-embedded. */
+  get unindexed() {
+    return this.#resolveAll().unindexed;
+  }
+
+  /** Column → resolved rows (CSR layout: rows[start[c]..start[c+1]]) and row → family number, for rank's loop. */
+  #resolveAll() {
+    if (this.#resolved) return this.#resolved;
+    const start = new Int32Array(this.columns + 1);
+    const rows: number[] = [];
+    for (let column = 0; column < this.columns; column++) {
+      start[column] = rows.length;
       const url = this.#urlOf[column];
-      if (url === undefined) continue;
-      const owners = this.#ownersOf.get(url);
-      if (!owners) continue;
-      const score = raw * this.#scales[column] * queryScale;
-      for (const owner of owners) {
+      for (const owner of (url !== undefined && this.#ownersOf.get(url)) || []) {
         const row = this.#resolve(owner);
-        if (row < 0 || row === excluded || !accepts(row)) continue;
-        const previous = bestScore.get(row);
-        if (previous === undefined || score > previous) {
-          bestScore.set(row, score);
-          bestColumn.set(row, column);
-        }
+        if (row >= 0 && !rows.includes(row, start[column])) rows.push(row);
       }
     }
-    const wanted = offset + limit;
-    let rows = [...bestScore.keys()];
-    if (rows.length > wanted * 2) {
-      // Only rows at or above the wanted-th best score can be on the page: sort numbers, not objects.
-      const sorted = Float64Array.from(bestScore.values()).sort();
-      const threshold = sorted[sorted.length - wanted];
-      rows = rows.filter((row) => bestScore.get(row)! >= threshold);
+    start[this.columns] = rows.length;
+    // A family is the parent code of a variant, else the product's own code.
+    const familyIds = new Map<string, number>();
+    const family = new Int32Array(this.#codes.length);
+    for (let row = 0; row < this.#codes.length; row++) {
+      const key = this.#parentOf[row] ?? this.#codes[row];
+      let id = familyIds.get(key);
+      if (id === undefined) familyIds.set(key, (id = familyIds.size));
+      family[row] = id;
     }
-    const rounded = (row: number) => Math.min(1, Math.max(1e-6, Math.round(bestScore.get(row)! * 1e6) / 1e6));
-    rows.sort((a, b) => rounded(b) - rounded(a) || (this.#codes[a] < this.#codes[b] ? -1 : 1));
-    return rows.slice(offset, wanted).map((row) => ({
-      productCode: this.#codes[row],
-      score: rounded(row),
-      imageUrl: this.#urlOf[bestColumn.get(row)!]!,
+    let unindexed = 0;
+    for (const url of this.#ownersOf.keys()) if (!this.#columnOf.has(url)) unindexed++;
+    this.#resolved = { start, rows: Int32Array.from(rows), family, unindexed };
+    return this.#resolved;
+  }
+
+  /**
+   * Best-first hits from the integer scores of every column (dot products, times `queryScale` and
+   * each column's scale): one per product (its best image), or per product family
+   * when `groupVariants`; filters applied to every candidate. Typed arrays only in the loop: it runs
+   * over every image of the store.
+   */
+  rank(scores: Int32Array, { queryScale, filters, offset, limit, exclude, groupVariants }: HitQuery): VisualHit[] {
+    const accepts = this.#attributes.compile(filters);
+    const { start, rows, family } = this.#resolveAll();
+    const excludedRow = exclude === undefined ? -1 : (this.#rowOf.get(exclude) ?? -1);
+    const excludedFamily = groupVariants && excludedRow >= 0 ? family[excludedRow] : -1;
+    // A slot per product, or per family: its best score, row and column.
+    const slots = this.#codes.length;
+    const best = new Float64Array(slots);
+    const bestRow = new Int32Array(slots);
+    const bestColumn = new Int32Array(slots);
+    const touched: number[] = [];
+    const columns = Math.min(scores.length, this.columns);
+    for (let column = 0; column < columns; column++) {
+      const raw = scores[column];
+      if (raw <= 0) continue;
+      const score = raw * this.#scales[column] * queryScale;
+      for (let k = start[column]; k < start[column + 1]; k++) {
+        const row = rows[k];
+        if (row === excludedRow) continue;
+        const slot = groupVariants ? family[row] : row;
+        if (slot === excludedFamily && groupVariants) continue;
+        const previous = best[slot];
+        if (score < previous || !accepts(row)) continue;
+        if (score === previous && this.#codes[bestRow[slot]] <= this.#codes[row]) continue;
+        if (previous === 0) touched.push(slot);
+        best[slot] = score;
+        bestRow[slot] = row;
+        bestColumn[slot] = column;
+      }
+    }
+    const rounded = (slot: number) => Math.min(1, Math.max(1e-6, Math.round(best[slot] * 1e6) / 1e6));
+    const wanted = offset + limit;
+    let candidates = touched;
+    if (candidates.length > wanted * 2) {
+      // Only slots at or above the wanted-th best score can be on the page.
+      const threshold = kthLargest(
+        Float64Array.from(candidates, (slot) => best[slot]),
+        wanted,
+      );
+      candidates = candidates.filter((slot) => best[slot] >= threshold);
+    }
+    candidates.sort((a, b) => rounded(b) - rounded(a) || (this.#codes[bestRow[a]] < this.#codes[bestRow[b]] ? -1 : 1));
+    return candidates.slice(offset, wanted).map((slot) => ({
+      productCode: this.#codes[bestRow[slot]],
+      score: rounded(slot),
+      imageUrl: this.#urlOf[bestColumn[slot]]!,
     }));
   }
+}
+
+/** The k-th largest value (1-based) of `values`, reordering them: quickselect, linear on average. */
+export function kthLargest(values: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  const target = values.length - k;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i] < pivot) i++;
+      while (values[j] > pivot) j--;
+      if (i <= j) {
+        const swap = values[i];
+        values[i++] = values[j];
+        values[j--] = swap;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return values[target];
 }
 
 /** Rough bytes per product row and per image column (the vector's bytes live in the vision thread, counted too). */
@@ -296,7 +387,8 @@ export class VisualIndexes {
     const columns: number[] = [];
     const chunks: Uint8Array[] = [];
     for (const row of rows) {
-      if (!row.vector) {
+      // A vector of another length cannot be scored with this model's queries: left out, never misread.
+      if (!row.vector || row.vector.length !== index.dimensions) {
         index.setVector(row.url, null, 0, this.vision);
         continue;
       }
@@ -347,12 +439,13 @@ export class VisualIndexes {
     return true;
   }
 
-  /** Stored vectors of the given image URLs (the current model's), for /similar. */
-  async productVectors(storeId: string, urls: string[]) {
-    if (urls.length === 0) return [];
-    const { model } = await this.vision.info();
-    return (await repo.imagesByUrl(this.storage.db, storeId, urls)).filter(
-      (row) => row.state === 'indexed' && row.model === model,
+  /** Integer scores of every column against the normalised mean of the given columns (a product's own images). */
+  scoreLike(index: StoreVisualIndex, columns: number[]) {
+    return this.vision.scoreLike(
+      index.key,
+      columns,
+      columns.map((column) => index.scaleOf(column)),
+      index.columns,
     );
   }
 

@@ -10,6 +10,11 @@ import { SimilarQuery, VisualResults, VisualSearchQuery } from './visual.schemas
 
 /** CONTRACT §4/§8: an uploaded image may be at most 10 MB. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+/**
+ * How many of the store's referenced images the answer could not consider: queued, failed, or being
+ * re-embedded after a model or head change (results then come from the images already re-embedded).
+ */
+export const UNINDEXED_HEADER = 'x-vitrine-unindexed-images';
 
 export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> = async (app, { visual }) => {
   await app.register(fastifyMultipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } });
@@ -31,12 +36,12 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
         tags: ['search'],
         summary: 'Search by photo: the visible products that look most like the uploaded image',
         description:
-          'multipart/form-data with a file field `image` (JPEG, PNG, WebP, GIF or AVIF; at most 10 MB and 40 megapixels, else 413; not an image or undecodable: 400). One result per product (its best matching image), best first.',
+          'multipart/form-data with a file field `image` (JPEG, PNG, WebP, GIF or AVIF; at most 10 MB and 40 megapixels, else 413; not an image or undecodable: 400). One result per product family (its best matching image; see group_variants), best first. Header X-Vitrine-Unindexed-Images: referenced images not searchable yet (pending, failed, or being re-embedded after a model change).',
         querystring: VisualSearchQuery,
         response: { 200: Envelope(VisualResults), ...standardErrors(413) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       if (!request.isMultipart())
         throw new InvalidRequestError("send multipart/form-data with the photo in field 'image'", 'image');
       let image: Buffer | undefined;
@@ -55,8 +60,10 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
         }
       }
       if (!image) throw new InvalidRequestError("multipart field 'image' is required", 'image');
-      const { filters, offset, limit } = request.query;
-      return ok(request, await visual.search(request.store, image, filters, { offset, limit }));
+      const { filters, offset, limit, group_variants: groupVariants } = request.query;
+      const result = await visual.search(request.store, image, filters, { offset, limit, groupVariants });
+      reply.header(UNINDEXED_HEADER, String(result.unindexed));
+      return ok(request, result.items);
     },
   );
 
@@ -69,14 +76,16 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
         tags: ['search'],
         summary: 'Visually similar products (extension)',
         description:
-          "Products whose images look most like the source product's first indexed image; never the source itself. Unknown or not visible product: 404; no indexed image yet: an empty list.",
+          "Products whose images look most like the source product's: the query is the mean of the stored vectors of all its indexed images (nothing is decoded); never the source itself nor, with group_variants, its family. Unknown or not visible product: 404; no indexed image yet: an empty list.",
         querystring: SimilarQuery,
         response: { 200: Envelope(VisualResults), ...standardErrors() },
       },
     },
-    async (request) => {
-      const { product_code, offset, limit } = request.query;
-      return ok(request, await visual.similar(request.store, product_code, { offset, limit }));
+    async (request, reply) => {
+      const { product_code, offset, limit, group_variants: groupVariants } = request.query;
+      const result = await visual.similar(request.store, product_code, { offset, limit, groupVariants });
+      reply.header(UNINDEXED_HEADER, String(result.unindexed));
+      return ok(request, result.items);
     },
   );
 };

@@ -4,18 +4,29 @@ import { component } from '../../http/components.js';
 const FILTERS_DESCRIPTION =
   'JSON object of attribute → value or array of values, e.g. {"Category":"Dresses","Department":["Women","Girls"]}. Names and values compare case-insensitively; applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON but not such an object: 422; an attribute no product has matches nothing.';
 
+const GroupVariants = Type.Boolean({
+  default: true,
+  description:
+    'true (default): at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; false: every matching variant is its own result',
+});
+
 export const VisualSearchQuery = Type.Object({
   store_uuid: Type.String(),
   filters: Type.Optional(Type.String({ maxLength: 10_000, description: FILTERS_DESCRIPTION })),
   offset: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  group_variants: GroupVariants,
 });
 
 export const SimilarQuery = Type.Object({
   store_uuid: Type.String(),
-  product_code: Type.String({ minLength: 1, description: 'the source product (new or active); never returned itself' }),
+  product_code: Type.String({
+    minLength: 1,
+    description: 'the source product (new or active); never returned itself, nor (with group_variants) its family',
+  }),
   offset: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  group_variants: GroupVariants,
 });
 
 export const VisualResults = Type.Array(
@@ -28,7 +39,7 @@ export const VisualResults = Type.Array(
       }),
       score: Type.Number({
         description:
-          'in (0, 1]: cosine similarity of the image embeddings (MobileNetV2 features, one byte per dimension), rounded to 6 decimals; equal scores are ordered by product_code',
+          "in (0, 1]: similarity of the image embeddings (MobileNetV2 features through the fashion head, which weighs shape and the product's foreground colours; one byte per dimension), rounded to 6 decimals; equal scores are ordered by product_code",
       }),
       image_url: Type.String({ description: "the product's image that matched best (one result per product)" }),
     }),

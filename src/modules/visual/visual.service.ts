@@ -12,6 +12,12 @@ import { parseVisualFilters } from './visual-filters.js';
 export interface VisualPage {
   offset: number;
   limit: number;
+  groupVariants: boolean;
+}
+export interface VisualResult {
+  items: VisualItem[];
+  /** Referenced images not searchable yet (pending, failed, or being re-embedded for a new model). */
+  unindexed: number;
 }
 export interface VisualItem {
   product_code: string;
@@ -34,7 +40,7 @@ export class VisualService {
     image: Uint8Array,
     filtersParam: string | undefined,
     page: VisualPage,
-  ): Promise<VisualItem[]> {
+  ): Promise<VisualResult> {
     const filters = parseVisualFilters(filtersParam);
     if (image.length === 0) throw new InvalidRequestError("multipart field 'image' is an empty file", 'image');
     const [vector] = await this.vision.embed([image]);
@@ -46,26 +52,26 @@ export class VisualService {
     const { codes, scale } = quantize(vector, zeroPoint);
     const index = await this.indexes.current(store.id, store.changeSeq);
     const scores = await this.indexes.score(index, codes);
-    return index.rank(scores, { queryScale: scale, filters, ...page }).map(toItem);
+    return {
+      items: index.rank(scores, { queryScale: scale, filters, ...page }).map(toItem),
+      unindexed: index.unindexed,
+    };
   }
 
-  async similar(store: Store, productCode: string, page: VisualPage): Promise<VisualItem[]> {
+  /**
+   * Products that look like this one: the query is the mean of the stored vectors of every indexed
+   * image of the product (nothing is decoded or embedded).
+   */
+  async similar(store: Store, productCode: string, page: VisualPage): Promise<VisualResult> {
     const index = await this.indexes.current(store.id, store.changeSeq);
     if (!index.isVisible(productCode)) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
-    const urls = [...index.urlsOfProduct(productCode), ...index.urlsOfAssets(productCode)].filter((url) =>
-      index.hasVector(url),
-    );
-    if (urls.length === 0) return [];
-    // The product's first indexed image (Image URL 1 before later ones, product fields before asset links) is the query.
-    const rows = await this.indexes.productVectors(store.id, urls);
-    const byUrl = new Map(rows.map((r) => [r.url, r]));
-    const first = urls.map((url) => byUrl.get(url)).find((row) => row?.vector);
-    if (!first?.vector) return [];
-    const codes = Uint8Array.from(first.vector);
-    const scores = await this.indexes.score(index, codes);
-    return index
-      .rank(scores, { queryScale: Number(first.scale), filters: new Map(), ...page, exclude: productCode })
-      .map(toItem);
+    const columns = index.columnsOfProduct(productCode);
+    if (columns.length === 0) return { items: [], unindexed: index.unindexed };
+    const { scores, queryScale } = await this.indexes.scoreLike(index, columns);
+    return {
+      items: index.rank(scores, { queryScale, filters: new Map(), ...page, exclude: productCode }).map(toItem),
+      unindexed: index.unindexed,
+    };
   }
 
   async status(storeUuid: string, failuresLimit?: number) {

@@ -670,7 +670,7 @@ export interface paths {
         };
         /**
          * Visually similar products (extension)
-         * @description Products whose images look most like the source product's first indexed image; never the source itself. Unknown or not visible product: 404; no indexed image yet: an empty list.
+         * @description Products whose images look most like the source product's: the query is the mean of the stored vectors of all its indexed images (nothing is decoded); never the source itself nor, with group_variants, its family. Unknown or not visible product: 404; no indexed image yet: an empty list.
          *
          *     Allowed with a publishable (search) key.
          */
@@ -714,7 +714,7 @@ export interface paths {
         put?: never;
         /**
          * Search by photo: the visible products that look most like the uploaded image
-         * @description multipart/form-data with a file field `image` (JPEG, PNG, WebP, GIF or AVIF; at most 10 MB and 40 megapixels, else 413; not an image or undecodable: 400). One result per product (its best matching image), best first.
+         * @description multipart/form-data with a file field `image` (JPEG, PNG, WebP, GIF or AVIF; at most 10 MB and 40 megapixels, else 413; not an image or undecodable: 400). One result per product family (its best matching image; see group_variants), best first. Header X-Vitrine-Unindexed-Images: referenced images not searchable yet (pending, failed, or being re-embedded after a model change).
          *
          *     Allowed with a publishable (search) key.
          */
@@ -1261,7 +1261,7 @@ export interface components {
             image_url: string;
             /** @description a new or active product; for an image asset link, the product whose code is its parent_code, else that parent's first visible variant */
             product_code: string;
-            /** @description in (0, 1]: cosine similarity of the image embeddings (MobileNetV2 features, one byte per dimension), rounded to 6 decimals; equal scores are ordered by product_code */
+            /** @description in (0, 1]: similarity of the image embeddings (MobileNetV2 features through the fashion head, which weighs shape and the product's foreground colours; one byte per dimension), rounded to 6 decimals; equal scores are ordered by product_code */
             score: number;
         };
         WebhookDelivery: {
@@ -4085,9 +4085,11 @@ export interface operations {
     listSimilarProducts: {
         parameters: {
             query: {
+                /** @description true (default): at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; false: every matching variant is its own result */
+                group_variants?: boolean;
                 limit?: number;
                 offset?: number;
-                /** @description the source product (new or active); never returned itself */
+                /** @description the source product (new or active); never returned itself, nor (with group_variants) its family */
                 product_code: string;
                 store_uuid: string;
             };
@@ -4174,6 +4176,8 @@ export interface operations {
             query: {
                 /** @description JSON object of attribute → value or array of values, e.g. {"Category":"Dresses","Department":["Women","Girls"]}. Names and values compare case-insensitively; applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON but not such an object: 422; an attribute no product has matches nothing. */
                 filters?: string;
+                /** @description true (default): at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; false: every matching variant is its own result */
+                group_variants?: boolean;
                 limit?: number;
                 offset?: number;
                 store_uuid: string;

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import sharp from 'sharp';
+import { COLOUR_BINS, foregroundColours, GREY_LEVELS } from '../../src/vision/colour-descriptor.js';
+import { DEFAULT_HEAD_PATH, EmbeddingHead } from '../../src/vision/embedding-head.js';
+import { kthLargest } from '../../src/modules/visual/visual-index.js';
+
+async function rgbOf(svgBody: string, backdrop: string, size = 224) {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><rect width="${size}" height="${size}" fill="${backdrop}"/>${svgBody}</svg>`;
+  return new Uint8Array(await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer());
+}
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+const circle = (fill: string) => `<circle cx="112" cy="112" r="70" fill="${fill}"/>`;
+
+describe('foreground colours', () => {
+  it('describe the product, not its backdrop', async () => {
+    const onWhite = foregroundColours(await rgbOf(circle('#c81414'), '#ffffff'), 224, 224);
+    const onGrey = foregroundColours(await rgbOf(circle('#c81414'), '#9a9a9a'), 224, 224);
+    const onBeige = foregroundColours(await rgbOf(circle('#c81414'), '#e8dcc0'), 224, 224);
+    const blueOnWhite = foregroundColours(await rgbOf(circle('#1432c8'), '#ffffff'), 224, 224);
+    assert.equal(onWhite.length, COLOUR_BINS);
+    assert.ok(Math.abs(dot(onWhite, onWhite) - 1) < 1e-5, 'a unit vector');
+    assert.ok(dot(onWhite, onGrey) > 0.95, `red on white vs red on grey: ${dot(onWhite, onGrey)}`);
+    assert.ok(dot(onWhite, onBeige) > 0.95, `red on white vs red on beige: ${dot(onWhite, onBeige)}`);
+    assert.ok(dot(onWhite, blueOnWhite) < 0.2, `red vs blue: ${dot(onWhite, blueOnWhite)}`);
+  });
+
+  it('fall back to the whole image when it is all background, and take any size down to 1×1', async () => {
+    const white = foregroundColours(new Uint8Array(224 * 224 * 3).fill(255), 224, 224);
+    assert.ok(Math.abs(dot(white, white) - 1) < 1e-5);
+    assert.ok(white[GREY_LEVELS - 1] > 0.99, 'all weight on the lightest grey level');
+    const one = foregroundColours(Uint8Array.of(200, 20, 20), 1, 1);
+    assert.ok(Math.abs(dot(one, one) - 1) < 1e-5);
+    const wide = foregroundColours(await rgbOf(circle('#c81414'), '#ffffff', 300), 300, 300);
+    assert.ok(wide.every(Number.isFinite));
+  });
+});
+
+describe('embedding head', () => {
+  it('loads the shipped head: at most 256 dimensions, its identity naming the weights', () => {
+    const head = EmbeddingHead.load(DEFAULT_HEAD_PATH);
+    assert.ok(head.dimensions <= 256 && head.dimensions > 0, String(head.dimensions));
+    assert.match(head.identity, /^fashion-head@[0-9a-f]{12}$/);
+    const backbone = new Float32Array(head.manifest.backbone_dimensions).fill(1 / Math.sqrt(1280));
+    const colours = new Float32Array(COLOUR_BINS).fill(1 / Math.sqrt(COLOUR_BINS));
+    const out = head.apply(backbone, colours);
+    assert.ok(Math.abs(dot(out, out) - 1) < 1e-4, 'shape² + colour² weights make a unit vector');
+  });
+
+  it('refuses a manifest whose weights do not match, naming the file', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-head-'));
+    try {
+      const manifest = JSON.parse(fs.readFileSync(DEFAULT_HEAD_PATH, 'utf8'));
+      fs.writeFileSync(path.join(dir, 'head.json'), JSON.stringify({ ...manifest, shape_dimensions: 7 }));
+      fs.copyFileSync(
+        path.join(path.dirname(DEFAULT_HEAD_PATH), manifest.weights_file),
+        path.join(dir, manifest.weights_file),
+      );
+      assert.throws(() => EmbeddingHead.load(path.join(dir, 'head.json')), /head\.json: the weights hold \d+ numbers/);
+      fs.writeFileSync(path.join(dir, 'head.json'), JSON.stringify({ ...manifest, colour_weight: 2 }));
+      assert.throws(() => EmbeddingHead.load(path.join(dir, 'head.json')), /colour_weight/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kthLargest', () => {
+  it('agrees with sorting, duplicates included', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let trial = 0; trial < 500; trial++) {
+      const n = 1 + Math.floor(random() * 300);
+      const values = Float64Array.from({ length: n }, () => Math.floor(random() * 25));
+      const k = 1 + Math.floor(random() * n);
+      const expected = [...values].sort((a, b) => b - a)[k - 1];
+      assert.equal(kthLargest(Float64Array.from(values), k), expected, `n=${n} k=${k}`);
+    }
+  });
+});
