@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { MAX_JSON_BODY_BYTES } from './catalog/limits.js';
 
@@ -185,6 +186,19 @@ function checkConfig(c: Config) {
   check(c.dataDir !== '', 'VITRINE_DATA_DIR', 'must not be empty', c.dataDir);
   check(c.assetFormats.length > 0, 'VITRINE_ASSET_FORMATS', 'must name at least one format', c.assetFormats);
   check(isInteger(c.imageRetryBaseMs, 0), 'VITRINE_IMAGE_RETRY_MS', 'must be 0 or more', c.imageRetryBaseMs);
+  // Checked here so that a wrong path stops `vitrine serve` at once, not the first search by photo.
+  check(
+    c.imageModelPath === undefined || fs.existsSync(c.imageModelPath),
+    'VITRINE_IMAGE_MODEL',
+    'must be the path of an ONNX file',
+    c.imageModelPath,
+  );
+  check(
+    c.imageHeadPath === undefined || c.imageHeadPath === 'none' || fs.existsSync(c.imageHeadPath),
+    'VITRINE_IMAGE_HEAD',
+    'must be the path of a head.json, or none',
+    c.imageHeadPath,
+  );
   check(
     isInteger(c.changeRetentionHours, 1),
     'VITRINE_CHANGE_RETENTION_HOURS',

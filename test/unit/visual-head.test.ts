@@ -7,6 +7,9 @@ import sharp from 'sharp';
 import { COLOUR_BINS, foregroundColours, GREY_LEVELS } from '../../src/vision/colour-descriptor.js';
 import { DEFAULT_HEAD_PATH, EmbeddingHead } from '../../src/vision/embedding-head.js';
 import { kthLargest } from '../../src/modules/visual/visual-index.js';
+import { loadConfig } from '../../src/config.js';
+import { imageHeadPath } from '../../src/container.js';
+import { DEFAULT_MODEL_PATH } from '../../src/vision/embedder.js';
 
 async function rgbOf(svgBody: string, backdrop: string, size = 224) {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><rect width="${size}" height="${size}" fill="${backdrop}"/>${svgBody}</svg>`;
@@ -79,5 +82,16 @@ describe('kthLargest', () => {
       const expected = [...values].sort((a, b) => b - a)[k - 1];
       assert.equal(kthLargest(Float64Array.from(values), k), expected, `n=${n} k=${k}`);
     }
+  });
+});
+
+describe('head configuration', () => {
+  it('uses the shipped head with the shipped model only, honours none, and refuses a missing file', () => {
+    const base = { DATABASE_URL: 'sqlite::memory:' };
+    assert.equal(imageHeadPath(loadConfig(base)), DEFAULT_HEAD_PATH);
+    assert.equal(imageHeadPath(loadConfig({ ...base, VITRINE_IMAGE_HEAD: 'none' })), undefined);
+    assert.equal(imageHeadPath(loadConfig({ ...base, VITRINE_IMAGE_MODEL: DEFAULT_MODEL_PATH })), undefined);
+    assert.throws(() => loadConfig({ ...base, VITRINE_IMAGE_HEAD: '/nowhere/head.json' }), /VITRINE_IMAGE_HEAD/);
+    assert.throws(() => loadConfig({ ...base, VITRINE_IMAGE_MODEL: '/nowhere/model.onnx' }), /VITRINE_IMAGE_MODEL/);
   });
 });
