@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { COLOUR_BINS, foregroundColours, GREY_LEVELS } from '../../src/vision/colour-descriptor.js';
 import { DEFAULT_HEAD_PATH, EmbeddingHead } from '../../src/vision/embedding-head.js';
-import { kthLargest } from '../../src/modules/visual/visual-index.js';
+import { kthLargest, StoreVisualIndex } from '../../src/modules/visual/visual-index.js';
+import type { VisionClient } from '../../src/vision/vision-client.js';
 import { loadConfig } from '../../src/config.js';
 import { imageHeadPath } from '../../src/container.js';
 import { DEFAULT_MODEL_PATH } from '../../src/vision/embedder.js';
@@ -93,5 +94,61 @@ describe('head configuration', () => {
     assert.equal(imageHeadPath(loadConfig({ ...base, VITRINE_IMAGE_MODEL: DEFAULT_MODEL_PATH })), undefined);
     assert.throws(() => loadConfig({ ...base, VITRINE_IMAGE_HEAD: '/nowhere/head.json' }), /VITRINE_IMAGE_HEAD/);
     assert.throws(() => loadConfig({ ...base, VITRINE_IMAGE_MODEL: '/nowhere/model.onnx' }), /VITRINE_IMAGE_MODEL/);
+  });
+});
+
+describe('visual rank', () => {
+  it('answers exactly what a scan of every image answers, shortlist or not (families, filters, invisible products)', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const vision = { clearColumns() {} } as unknown as VisionClient;
+    const index = new StoreVisualIndex('k', 'm', 4);
+    const catalogue: Array<{ code: string; visible: boolean; family: string; red: boolean; scale: number }> = [];
+    for (let p = 0; p < 3000; p++) {
+      const code = `P${String(p).padStart(4, '0')}`;
+      const visible = random() >= 0.1;
+      const parent = random() < 0.3 ? `F${Math.floor(random() * 200)}` : null;
+      const red = random() < 0.5;
+      const scale = 0.5 + Math.floor(random() * 3) * 0.25;
+      index.setProduct(code, visible ? 'active' : 'inactive', parent, { Colour: red ? 'Red' : 'Blue' });
+      index.setOwnerUrls('product', code, [`u${p}`]);
+      index.setVector(`u${p}`, new Uint8Array(4), scale, vision);
+      catalogue.push({ code, visible, family: parent ?? code, red, scale });
+    }
+    const round = (x: number) => Math.min(1, Math.max(1e-6, Math.round(x * 1e6) / 1e6));
+    for (let trial = 0; trial < 60; trial++) {
+      // Few distinct raw values: many equal scores, so ties by code are exercised too.
+      const scores = Int32Array.from({ length: catalogue.length }, () => Math.floor(random() * 60) - 10);
+      const groupVariants = trial % 2 === 0;
+      const redOnly = trial % 3 === 0;
+      const limit = 1 + Math.floor(random() * 30);
+      const offset = Math.floor(random() * 20);
+      const got = index.rank(scores, {
+        queryScale: 0.001,
+        filters: new Map(redOnly ? [['colour', new Set(['red'])]] : []),
+        offset,
+        limit,
+        groupVariants,
+      });
+      // The reference: every image scored, best per product or family (ties to the smaller code).
+      const bestOf = new Map<string, { code: string; score: number }>();
+      catalogue.forEach((item, p) => {
+        if (scores[p] <= 0 || !item.visible || (redOnly && !item.red)) return;
+        const score = scores[p] * item.scale * 0.001;
+        const key = groupVariants ? item.family : item.code;
+        const current = bestOf.get(key);
+        if (!current || score > current.score || (score === current.score && item.code < current.code))
+          bestOf.set(key, { code: item.code, score });
+      });
+      const expected = [...bestOf.values()]
+        .map((hit) => ({ productCode: hit.code, score: round(hit.score) }))
+        .sort((a, b) => b.score - a.score || (a.productCode < b.productCode ? -1 : 1))
+        .slice(offset, offset + limit);
+      assert.deepEqual(
+        got.map(({ productCode, score }) => ({ productCode, score })),
+        expected,
+        `trial ${trial}`,
+      );
+    }
   });
 });

@@ -225,33 +225,52 @@ class StoreVisualIndex {
     const { start, rows, family } = this.#resolveAll();
     const excludedRow = exclude === undefined ? -1 : (this.#rowOf.get(exclude) ?? -1);
     const excludedFamily = groupVariants && excludedRow >= 0 ? family[excludedRow] : -1;
-    // A slot per product, or per family: its best score, row and column.
-    const slots = this.#codes.length;
-    const best = new Float64Array(slots);
-    const bestRow = new Int32Array(slots);
-    const bestColumn = new Int32Array(slots);
-    const touched: number[] = [];
     const columns = Math.min(scores.length, this.columns);
+    const scored = new Float64Array(columns);
     for (let column = 0; column < columns; column++) {
       const raw = scores[column];
-      if (raw <= 0) continue;
-      const score = raw * this.#scales[column] * queryScale;
-      for (let k = start[column]; k < start[column + 1]; k++) {
-        const row = rows[k];
-        if (row === excludedRow) continue;
-        const slot = groupVariants ? family[row] : row;
-        if (slot === excludedFamily && groupVariants) continue;
-        const previous = best[slot];
-        if (score < previous || !accepts(row)) continue;
-        if (score === previous && this.#codes[bestRow[slot]] <= this.#codes[row]) continue;
-        if (previous === 0) touched.push(slot);
-        best[slot] = score;
-        bestRow[slot] = row;
-        bestColumn[slot] = column;
+      if (raw > 0) scored[column] = raw * this.#scales[column] * queryScale;
+    }
+    // A slot per product, or per family: its best score, row and column.
+    const slots = this.#codes.length;
+    let best = new Float64Array(slots);
+    let bestRow = new Int32Array(slots);
+    let bestColumn = new Int32Array(slots);
+    let touched: number[] = [];
+    const collect = (floor: number) => {
+      for (let column = 0; column < columns; column++) {
+        const score = scored[column];
+        if (score <= 0 || score < floor) continue;
+        for (let k = start[column]; k < start[column + 1]; k++) {
+          const row = rows[k];
+          if (row === excludedRow) continue;
+          const slot = groupVariants ? family[row] : row;
+          if (slot === excludedFamily && groupVariants) continue;
+          const previous = best[slot];
+          if (score < previous || !accepts(row)) continue;
+          if (score === previous && this.#codes[bestRow[slot]] <= this.#codes[row]) continue;
+          if (previous === 0) touched.push(slot);
+          best[slot] = score;
+          bestRow[slot] = row;
+          bestColumn[slot] = column;
+        }
       }
+    };
+    const wanted = offset + limit;
+    // First only the columns scoring at least the shortlist's lowest, less a rounding margin (two scores
+    // more than 1e-6 apart never round alike). When the slots at or above that lowest fill the page, no
+    // other column can reach it; otherwise (filters, families, invisible products took too many) every column.
+    const shortlist = 4 * wanted + 64;
+    const lowest = columns > shortlist * 4 ? kthLargest(Float64Array.from(scored), shortlist) : 0;
+    collect(lowest > 0 ? lowest - 1e-6 : 0);
+    if (lowest > 0 && touched.filter((slot) => best[slot] >= lowest).length < wanted) {
+      best = new Float64Array(slots);
+      bestRow = new Int32Array(slots);
+      bestColumn = new Int32Array(slots);
+      touched = [];
+      collect(0);
     }
     const rounded = (slot: number) => Math.min(1, Math.max(1e-6, Math.round(best[slot] * 1e6) / 1e6));
-    const wanted = offset + limit;
     let candidates = touched;
     if (candidates.length > wanted * 2) {
       // Only slots at or above the wanted-th best score can be on the page.
@@ -259,7 +278,7 @@ class StoreVisualIndex {
         Float64Array.from(candidates, (slot) => best[slot]),
         wanted,
       );
-      candidates = candidates.filter((slot) => best[slot] >= threshold);
+      candidates = candidates.filter((slot) => best[slot] >= threshold - 1e-6);
     }
     candidates.sort((a, b) => rounded(b) - rounded(a) || (this.#codes[bestRow[a]] < this.#codes[bestRow[b]] ? -1 : 1));
     return candidates.slice(offset, wanted).map((slot) => ({
@@ -455,4 +474,4 @@ export class VisualIndexes {
   }
 }
 
-export type { StoreVisualIndex };
+export { StoreVisualIndex };
