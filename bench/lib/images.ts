@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import sharp from 'sharp';
 import { SHARED } from './harness.js';
+import { fashionMnist } from '../../training/datasets.js';
 
 export const FASHION_IMAGES = path.join(SHARED, 'datasets/fashion-images');
-export const FASHION_MNIST = path.join(SHARED, 'datasets/fashion-mnist');
 
 export interface LabelledPhoto {
   id: string;
@@ -25,20 +23,8 @@ export function readPhotoLabels(): LabelledPhoto[] {
 }
 
 /** Fashion-MNIST test images as 28×28 PNGs (grey), with their labels. */
-export async function readFashionMnist(count: number): Promise<Array<{ png: Buffer; label: number }>> {
-  const images = zlib.gunzipSync(fs.readFileSync(path.join(FASHION_MNIST, 't10k-images-idx3-ubyte.gz')));
-  const labels = zlib.gunzipSync(fs.readFileSync(path.join(FASHION_MNIST, 't10k-labels-idx1-ubyte.gz')));
-  const out: Array<{ png: Buffer; label: number }> = [];
-  for (let i = 0; i < count; i++) {
-    const pixels = images.subarray(16 + i * 784, 16 + (i + 1) * 784);
-    out.push({
-      png: await sharp(Buffer.from(pixels), { raw: { width: 28, height: 28, channels: 1 } })
-        .png()
-        .toBuffer(),
-      label: labels[8 + i],
-    });
-  }
-  return out;
+export function readFashionMnist(count: number): Promise<Array<{ png: Buffer; label: number }>> {
+  return fashionMnist('t10k', count);
 }
 
 /** Serves `bodyOf(path)` on 127.0.0.1 (the catalogue's image host during a benchmark). */
