@@ -541,3 +541,73 @@ describeEachDialect('GET /v1/products', (ctx) => {
     assert.deepEqual(json(res).data.products, []);
   });
 });
+
+describeEachDialect('GET /v1/products filters (reason, q) and GET /v1/workspace/stores', (ctx) => {
+  it('narrows by a failure reason and by code prefix or name text, with the total of the narrowed list', async () => {
+    const t = ctx();
+    const store = await t.container.stores.createStore({ workspaceName: `filters-${Date.now()}`, name: 'Filters' });
+    const list = async (query: string) => {
+      const res = await t.request({
+        method: 'GET',
+        url: `/v1/products?store_uuid=${store.store_uuid}&${query}`,
+        token: store.api_token,
+      });
+      assert.equal(res.statusCode, 200, query);
+      const data = json(res).data;
+      return { total: data.total as number, codes: data.products.map((p: any) => p.product_code as string) };
+    };
+    await t.request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      token: store.api_token,
+      payload: [
+        product('RED-1', { 'Product Name': 'Red Linen Shirt', 'Selling Price': '' }),
+        product('RED-2', { 'Product Name': 'Crimson dress' }),
+        product('BLU-1', { 'Product Name': 'Navy 100% cotton tee', 'Selling Price': '' }),
+        product('b_x', { 'Product Name': 'Plain' }),
+      ],
+    });
+    assert.deepEqual(await list('reason=Missing%20price'), { total: 2, codes: ['BLU-1', 'RED-1'] });
+    assert.deepEqual(await list('reason=Missing%20price&status=problem&limit=1'), { total: 2, codes: ['BLU-1'] });
+    assert.deepEqual(await list('reason=Nothing%20like%20this'), { total: 0, codes: [] });
+    assert.deepEqual(await list('q=red'), { total: 2, codes: ['RED-1', 'RED-2'] });
+    assert.deepEqual(await list('q=LINEN'), { total: 1, codes: ['RED-1'] });
+    // LIKE wildcards in the text are taken literally
+    assert.deepEqual(await list('q=100%25'), { total: 1, codes: ['BLU-1'] });
+    assert.deepEqual(await list('q=b_'), { total: 1, codes: ['b_x'] });
+    assert.deepEqual(await list('q=%25'), { total: 1, codes: ['BLU-1'] });
+    assert.deepEqual(await list('q=red&reason=Missing%20price'), { total: 1, codes: ['RED-1'] });
+    const tooLong = await t.request({
+      method: 'GET',
+      url: `/v1/products?store_uuid=${store.store_uuid}&q=${'x'.repeat(201)}`,
+      token: store.api_token,
+    });
+    assert.equal(tooLong.statusCode, 422);
+    assert.match(json(tooLong).detail, /q/);
+  });
+
+  it("lists the token's own workspace stores, a publishable key's named stores only, and nothing without a token", async () => {
+    const t = ctx();
+    const workspace = `ws-${Date.now()}`;
+    const first = await t.container.stores.createStore({ workspaceName: workspace, name: 'First' });
+    const second = await t.container.stores.createStore({ workspaceName: workspace, name: 'Second' });
+    const res = await t.request({ method: 'GET', url: '/v1/workspace/stores', token: first.api_token });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(
+      json(res).data.map((s: any) => [s.store_uuid, s.store_name]),
+      [
+        [first.store_uuid, 'First'],
+        [second.store_uuid, 'Second'],
+      ],
+    );
+    assert.ok(!json(res).data.some((s: any) => s.store_uuid === t.store.store_uuid), 'another workspace store');
+    const key = await t.container.stores.createToken(first.workspace_id, { scope: 'search', storeIds: [second.store_uuid] });
+    const keyed = await t.request({ method: 'GET', url: '/v1/workspace/stores', token: key.api_token });
+    assert.deepEqual(
+      json(keyed).data.map((s: any) => s.store_uuid),
+      [second.store_uuid],
+    );
+    const anonymous = await t.request({ method: 'GET', url: '/v1/workspace/stores', token: null });
+    assert.equal(anonymous.statusCode, 401);
+  });
+});

@@ -53,10 +53,15 @@ export class ProductQueries {
   }
 
   /** Full products with every attribute, their status and quality problems. */
-  async listProducts(store: Store, page: StatusPage & { codes?: string[] }) {
+  async listProducts(store: Store, page: StatusPage & { codes?: string[]; reason?: string; text?: string }) {
     if (page.codes?.length === 0) return { store_uuid: store.id, total: 0, products: [] };
+    const narrowed = page.reason !== undefined || page.text !== undefined;
     const [total, rows] = await Promise.all([
-      page.codes ? Promise.resolve(undefined) : this.#total(store.id, page.status),
+      page.codes
+        ? Promise.resolve(undefined)
+        : narrowed
+          ? repo.countFilteredProducts(this.storage.db, store.id, page)
+          : this.#total(store.id, page.status),
       repo.listProducts(this.storage.db, store.id, page),
     ]);
     const problems = await repo.problemsFor(

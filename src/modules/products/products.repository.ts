@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../storage/database.js';
 import { chunked } from '../../storage/chunks.js';
 import { VISIBLE_STATUSES } from '../../catalog/statuses.js';
@@ -153,18 +153,63 @@ export function listStatuses(db: Db, storeId: string, page: { status?: string; o
   return query.orderBy('product_code').limit(page.limit).offset(page.offset).execute();
 }
 
-export function listProducts(
-  db: Db,
-  storeId: string,
-  page: { status?: string; codes?: string[]; offset: number; limit: number },
-) {
-  let query = db
-    .selectFrom('products')
+export interface ProductFilter {
+  status?: string;
+  codes?: string[];
+  /** A quality reason the product fails now. */
+  reason?: string;
+  /** Code prefix or title substring, any case. */
+  text?: string;
+}
+
+/** LIKE pattern text with its wildcards taken literally (escaped with a backslash). */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function filteredProducts(db: Db, storeId: string, filter: ProductFilter) {
+  let query = db.selectFrom('products').where('store_id', '=', storeId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.codes) query = query.where('product_code', 'in', filter.codes);
+  if (filter.reason) {
+    const reason = filter.reason;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('product_problems')
+          .select('product_problems.reason')
+          .whereRef('product_problems.store_id', '=', 'products.store_id')
+          .whereRef('product_problems.product_code', '=', 'products.product_code')
+          .where('product_problems.reason', '=', reason),
+      ),
+    );
+  }
+  if (filter.text) {
+    const text = likeLiteral(filter.text.toLowerCase());
+    query = query.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(products.product_code) like ${`${text}%`} escape '\\'`,
+        sql<boolean>`lower(products.title) like ${`%${text}%`} escape '\\'`,
+      ]),
+    );
+  }
+  return query;
+}
+
+export async function countFilteredProducts(db: Db, storeId: string, filter: ProductFilter): Promise<number> {
+  const row = await filteredProducts(db, storeId, filter)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function listProducts(db: Db, storeId: string, page: ProductFilter & { offset: number; limit: number }) {
+  return filteredProducts(db, storeId, page)
     .select(['product_code', 'status', 'attributes', 'created_at', 'updated_at'])
-    .where('store_id', '=', storeId);
-  if (page.status) query = query.where('status', '=', page.status);
-  if (page.codes) query = query.where('product_code', 'in', page.codes);
-  return query.orderBy('product_code').limit(page.limit).offset(page.offset).execute();
+    .orderBy('product_code')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
 }
 
 export function problemsFor(db: Db, storeId: string, codes: string[]) {

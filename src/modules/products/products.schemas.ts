@@ -139,6 +139,20 @@ export const ListProductsQuery = Type.Object({
     Type.Array(Type.String(), { description: 'only these codes (comma-separated or repeated)' }),
   ),
   status: Type.Optional(StatusFilter),
+  reason: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'only products failing this quality check now (a reason of GET /v1/products/failures)',
+    }),
+  ),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'only products whose product_code starts with, or whose Product Name contains, this text (any case)',
+    }),
+  ),
   offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
 });

@@ -37,6 +37,16 @@ export function findStoreInWorkspace(db: Db, workspaceId: string, id: string) {
     .executeTakeFirst();
 }
 
+export function listWorkspaceStores(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('stores')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
 export function listStores(db: Db) {
   return db.selectFrom('stores').selectAll().orderBy('created_at').orderBy('id').execute();
 }

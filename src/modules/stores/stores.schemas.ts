@@ -19,6 +19,13 @@ export const StoreListItemSchema = component(
   Type.Intersect([Type.Object({ store_uuid: Type.String(), default_channel: Type.String() }), StoreDetails]),
 );
 
+export const TokenStoresSchema = Type.Array(
+  component(
+    'TokenStore',
+    Type.Object({ store_uuid: Type.String(), store_name: Type.String(), default_channel: Type.String() }),
+  ),
+);
+
 export const CreateStoreBody = Type.Object(
   {
     workspace_name: Type.Optional(

@@ -171,6 +171,15 @@ export class StoresService {
     );
   }
 
+  /** The stores a token may call: every store of its workspace, or a publishable key's own. */
+  async storesOfToken(auth: AuthContext): Promise<Array<{ store_uuid: string; store_name: string; default_channel: string }>> {
+    const rows = await repo.listWorkspaceStores(this.storage.db, auth.workspaceId);
+    return rows
+      .map(storeFromRow)
+      .filter((store) => auth.storeIds === null || auth.storeIds.includes(store.id))
+      .map((store) => ({ store_uuid: store.id, store_name: store.name, default_channel: store.defaultChannel }));
+  }
+
   async listWorkspaces() {
     const rows = await repo.listWorkspaces(this.storage.db);
     return rows.map((w) => ({ workspace_id: w.id, name: w.name, created_at: w.created_at }));

@@ -725,6 +725,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspace/stores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the stores this token may call (extension)
+         * @description Every store of the token's workspace, oldest first; a publishable key sees only the stores it names. The console's store picker reads it.
+         *
+         *     Allowed with a publishable (search) key.
+         */
+        get: operations["listTokenStores"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1239,6 +1261,11 @@ export interface components {
             message: string;
             /** @description the caller's X-Request-Id, or a generated UUID */
             request_id: string;
+        };
+        TokenStore: {
+            default_channel: string;
+            store_name: string;
+            store_uuid: string;
         };
         UpdateDataResponse: {
             error_info: components["schemas"]["ProductFailure"][];
@@ -3725,6 +3752,10 @@ export interface operations {
                 offset?: number;
                 /** @description only these codes (comma-separated or repeated) */
                 product_code?: string[];
+                /** @description only products whose product_code starts with, or whose Product Name contains, this text (any case) */
+                q?: string;
+                /** @description only products failing this quality check now (a reason of GET /v1/products/failures) */
+                reason?: string;
                 /** @description one product status */
                 status?: "new" | "active" | "problem" | "inactive" | "draft" | "under review";
                 store_uuid: string;
@@ -4220,6 +4251,45 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
+        };
+    };
+    listTokenStores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TokenStore"][];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
