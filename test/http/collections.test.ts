@@ -310,3 +310,58 @@ describeEachDialect('collections', (ctx) => {
     assert.equal(cross.error_info[0].reason, 'parent_not_found');
   });
 });
+
+describeEachDialect('POST /v1/collection/preview', (ctx) => {
+  it('answers what saving would give (status, total, first members in order) and stores nothing', async () => {
+    const t = ctx();
+    await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: CATALOG });
+    const body = {
+      id: 'ignored',
+      name: 'Summer dresses under 50',
+      filters: { Category: 'Dresses', Season: 'summer', 'Selling Price': { gte: 10, lte: 50 } },
+      sortBy: { dynamic: [{ field: 'Selling Price', order: 'desc' }] },
+      heroProducts: ['d3', 'nowhere'],
+      minProducts: 2,
+    };
+    const res = await t.request({ method: 'POST', url: url(t, '/preview'), payload: body });
+    assert.equal(res.statusCode, 200);
+    const preview = json(res).data;
+    assert.equal(preview.status, 'active');
+    assert.equal(preview.totalProducts, 3);
+    assert.deepEqual(
+      preview.products.map((p: { product_code: string }) => p.product_code),
+      ['d3', 'd1', 'd2'],
+    );
+    // the same body saved gives the same members
+    await post(t, [{ ...body, id: 'saved' }]);
+    assert.deepEqual(
+      (await members(t, 'saved')).products.map((p: { product_code: string }) => p.product_code),
+      ['d3', 'd1', 'd2'],
+    );
+    assert.deepEqual(
+      (await listed(t)).map((c) => c.id),
+      ['saved'],
+    );
+    const limited = json(
+      await t.request({ method: 'POST', url: url(t, '/preview', '&limit=2'), payload: { ...body, minProducts: 5 } }),
+    ).data;
+    assert.equal(limited.status, 'hidden');
+    assert.deepEqual(
+      limited.products.map((p: { product_code: string }) => p.product_code),
+      ['d3', 'd1'],
+    );
+  });
+
+  it('refuses invalid rules with 422 naming the problem, and a non-object body', async () => {
+    const t = ctx();
+    const bad = await t.request({
+      method: 'POST',
+      url: url(t, '/preview'),
+      payload: { filters: { 'Selling Price': { between: 3 } } },
+    });
+    assert.equal(bad.statusCode, 422);
+    assert.match(json(bad).detail, /Selling Price|between/);
+    const notObject = await t.request({ method: 'POST', url: url(t, '/preview'), payload: [1, 2] });
+    assert.ok([400, 422].includes(notObject.statusCode));
+  });
+});

@@ -15,6 +15,9 @@ import {
   Hierarchy,
   Members,
   MembersQuery,
+  Preview,
+  PreviewBody,
+  PreviewQuery,
   UpdatedCollections,
 } from './collections.schemas.js';
 import { StoreUuidQuery } from '../../http/schemas.js';
@@ -118,6 +121,25 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
       },
     },
     async (request) => ok(request, await collections.hierarchy(request.store)),
+  );
+
+  app.post(
+    '/collection/preview',
+    {
+      config,
+      schema: {
+        operationId: 'previewCollection',
+        tags,
+        summary: 'Preview a collection without saving it (extension)',
+        description:
+          'Evaluates one collection body (filters, heroProducts, sortBy, minProducts, static) over the catalog as it is now and answers what saving it would give: the effective status, the exact totalProducts and the first `limit` members. Nothing is stored. Invalid rules answer 422 naming the problem.',
+        querystring: PreviewQuery,
+        body: PreviewBody,
+        response: { 200: Envelope(Preview), ...standardErrors() },
+      },
+    },
+    async (request) =>
+      ok(request, await collections.preview(request.store, request.body as Record<string, unknown>, request.query.limit)),
   );
 
   app.get(

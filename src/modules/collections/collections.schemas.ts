@@ -151,19 +151,31 @@ export const MembersQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
 });
+const CollectionMember = component(
+  'CollectionMember',
+  Type.Object({
+    product_code: Type.String(),
+    title: Type.String(),
+    category: Type.String(),
+    price: Type.Union([Type.Number(), Type.Null()]),
+    currency: Type.String(),
+    image_url: Type.String(),
+  }),
+);
 export const Members = Type.Object({
   total: Type.Integer(),
-  products: Type.Array(
-    component(
-      'CollectionMember',
-      Type.Object({
-        product_code: Type.String(),
-        title: Type.String(),
-        category: Type.String(),
-        price: Type.Union([Type.Number(), Type.Null()]),
-        currency: Type.String(),
-        image_url: Type.String(),
-      }),
-    ),
-  ),
+  products: Type.Array(CollectionMember),
+});
+
+export const PreviewQuery = Type.Object({
+  store_uuid: Type.String(),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 24 }),
+});
+export const PreviewBody = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'one collection as it would be created (id and parentId are ignored)',
+});
+export const Preview = Type.Object({
+  status: Type.String({ description: 'the status it would have: an active collection below minProducts is hidden' }),
+  totalProducts: Type.Integer(),
+  products: Type.Array(CollectionMember, { description: 'the first members: heroes first, then by sortBy.dynamic' }),
 });

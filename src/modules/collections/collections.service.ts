@@ -210,6 +210,51 @@ export class CollectionsService {
     );
   }
 
+  /**
+   * What a collection would hold, without saving anything: the effective status, the exact total and
+   * the first members (heroes first, then the rule members in sortBy order), as the members' listing
+   * would show them once saved.
+   */
+  async preview(store: Store, item: Record<string, unknown>, limit: number) {
+    const db = this.storage.db;
+    let doc: CollectionDocument;
+    let filters: CompiledFilters | undefined;
+    let sort: SortField[] = [];
+    let resolver: AudienceResolver | undefined;
+    try {
+      const { id: _id, parentId: _parentId, ...fields } = item;
+      doc = applyFields(defaults('preview'), fields);
+      if (!isStatic(doc)) {
+        resolver = await this.audiences(store.id, db);
+        filters = compileFilters(doc.filters, resolver);
+        sort = compileSort(doc.sortBy);
+      }
+    } catch (error) {
+      if (error instanceof RuleError) throw new InvalidInputError(error.message, error.reason);
+      throw error;
+    }
+    const heroes = await this.catalog.summariesByCodes(store.id, doc.heroProducts, { visibleOnly: true });
+    const heroCodes = new Set(heroes.map((hero) => hero.product_code));
+    let members: Array<{ code: string; key: string }> = [];
+    if (filters && resolver) {
+      const rules = filters;
+      const audience = resolver;
+      members = (await this.#allProducts(db, store.id))
+        .filter((p) => isVisibleStatus(p.status) && !heroCodes.has(p.code) && matches(rules, p.attributes, audience))
+        .map((p) => ({ code: p.code, key: sortKey(sort, p.attributes) }))
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    }
+    const total = heroes.length + members.length;
+    const status: CollectionStatus = doc.status === 'active' && total < doc.minProducts ? 'hidden' : doc.status;
+    const firstHeroes = heroes.slice(0, limit);
+    const rest = await this.catalog.summariesByCodes(
+      store.id,
+      members.slice(0, limit - firstHeroes.length).map((member) => member.code),
+      { visibleOnly: false },
+    );
+    return { status, totalProducts: total, products: [...firstHeroes, ...rest] };
+  }
+
   async delete(store: Store, ids: string[]) {
     if (ids.length === 0) throw new InvalidInputError("query parameter 'ids' must name at least one collection", 'ids');
     return inTransaction(this.storage, async (trx) => {

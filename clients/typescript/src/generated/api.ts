@@ -523,6 +523,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/collection/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a collection without saving it (extension)
+         * @description Evaluates one collection body (filters, heroProducts, sortBy, minProducts, static) over the catalog as it is now and answers what saving it would give: the effective status, the exact totalProducts and the first `limit` members. Nothing is stored. Invalid rules answer 422 naming the problem.
+         */
+        post: operations["previewCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/complementary": {
         parameters: {
             query?: never;
@@ -3641,6 +3661,58 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
+        };
+    };
+    previewCollection: {
+        parameters: {
+            query: {
+                limit?: number;
+                store_uuid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description one collection as it would be created (id and parentId are ignored) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the first members: heroes first, then by sortBy.dynamic */
+                            products: components["schemas"]["CollectionMember"][];
+                            /** @description the status it would have: an active collection below minProducts is hidden */
+                            status: string;
+                            totalProducts: number;
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
