@@ -18,6 +18,7 @@ export default tseslint.config(
       'models/',
       'bin/',
       'scripts/',
+      'console/vite.config.mjs',
       'eslint.config.mjs',
     ],
   },

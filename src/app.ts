@@ -14,6 +14,7 @@ import { openApiOptions } from './http/openapi.js';
 import { registerCors } from './http/cors.js';
 import { registerCaching } from './http/caching.js';
 import { registerOperations } from './http/operations.js';
+import { registerConsole } from './http/console.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { storesAdminRoutes } from './modules/stores/stores.admin.routes.js';
 import { searchAdminRoutes } from './modules/search/search.admin.routes.js';
@@ -89,6 +90,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   registerOperations(app, container);
   registerCors(app, container.stores.cors, (path) => knownRoutes.allowedMethods(path));
   await app.register(mediaServingRoutes, { media: container.media });
+  await registerConsole(app);
 
   await app.register(
     async (v1) => {

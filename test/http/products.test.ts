@@ -601,7 +601,10 @@ describeEachDialect('GET /v1/products filters (reason, q) and GET /v1/workspace/
       ],
     );
     assert.ok(!json(res).data.some((s: any) => s.store_uuid === t.store.store_uuid), 'another workspace store');
-    const key = await t.container.stores.createToken(first.workspace_id, { scope: 'search', storeIds: [second.store_uuid] });
+    const key = await t.container.stores.createToken(first.workspace_id, {
+      scope: 'search',
+      storeIds: [second.store_uuid],
+    });
     const keyed = await t.request({ method: 'GET', url: '/v1/workspace/stores', token: key.api_token });
     assert.deepEqual(
       json(keyed).data.map((s: any) => s.store_uuid),

@@ -139,7 +139,10 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
       },
     },
     async (request) =>
-      ok(request, await collections.preview(request.store, request.body as Record<string, unknown>, request.query.limit)),
+      ok(
+        request,
+        await collections.preview(request.store, request.body as Record<string, unknown>, request.query.limit),
+      ),
   );
 
   app.get(

@@ -27,7 +27,7 @@ export const storesRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService }> 
       schema: {
         operationId: 'listTokenStores',
         tags: ['stores'],
-        summary: "List the stores this token may call (extension)",
+        summary: 'List the stores this token may call (extension)',
         description:
           "Every store of the token's workspace, oldest first; a publishable key sees only the stores it names. The console's store picker reads it.",
         response: { 200: Envelope(TokenStoresSchema), ...standardErrors() },

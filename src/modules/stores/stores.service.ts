@@ -172,7 +172,9 @@ export class StoresService {
   }
 
   /** The stores a token may call: every store of its workspace, or a publishable key's own. */
-  async storesOfToken(auth: AuthContext): Promise<Array<{ store_uuid: string; store_name: string; default_channel: string }>> {
+  async storesOfToken(
+    auth: AuthContext,
+  ): Promise<Array<{ store_uuid: string; store_name: string; default_channel: string }>> {
     const rows = await repo.listWorkspaceStores(this.storage.db, auth.workspaceId);
     return rows
       .map(storeFromRow)

@@ -1,0 +1,210 @@
+// Calls the same /v1 and /admin/v1 endpoints as any client, and turns their errors into words.
+import { loadSession } from './session';
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly httpStatus: number,
+    readonly requestId: string | null,
+  ) {
+    super(message);
+  }
+}
+
+type Query = Record<string, string | number | boolean | undefined | null>;
+
+export interface CallOptions {
+  method?: string;
+  query?: Query;
+  json?: unknown;
+  form?: FormData;
+  /** Use the operator token (the /admin/v1 API). */
+  admin?: boolean;
+  /** A token to try instead of the session's (sign-in). */
+  token?: string;
+  signal?: AbortSignal;
+}
+
+export function url(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** The API's message for a failure: `detail` (400/422) or `status.message` (the envelope). */
+function messageOf(body: unknown): string | null {
+  if (!body || typeof body !== 'object') return null;
+  const record = body as { detail?: unknown; status?: { message?: unknown } | string };
+  if (typeof record.detail === 'string') return record.detail;
+  if (record.status && typeof record.status === 'object' && typeof record.status.message === 'string')
+    return record.status.message;
+  return null;
+}
+
+/** What went wrong, said for a merchandiser; the API's own message follows. */
+export function explain(status: number, apiMessage: string | null, admin: boolean): string {
+  const said = apiMessage ? ` (${apiMessage})` : '';
+  switch (status) {
+    case 401:
+      return admin
+        ? `The operator token was not accepted: it is wrong or the operator API is off${said}.`
+        : `Your API token was not accepted: it is mistyped, revoked or belongs to nothing. Sign in again with a valid token${said}.`;
+    case 403:
+      return `This token is not allowed to do that${said}.`;
+    case 404:
+      return `Not found: it does not exist, or not in your workspace${said}.`;
+    case 413:
+      return `Too large: the file or request is bigger than Vitrine accepts${said}.`;
+    case 400:
+    case 422:
+      return `Vitrine refused the request: ${apiMessage ?? 'the input is not valid'}.`;
+    case 429:
+      return `Too many requests in a short time: wait a moment and try again${said}.`;
+    case 502:
+    case 503:
+      return `A service Vitrine depends on is unavailable; try again shortly${said}.`;
+    default:
+      return status >= 500
+        ? `Vitrine failed to answer (error ${status}). Give your operator the request id below.`
+        : `The request failed (error ${status})${said}.`;
+  }
+}
+
+export async function call<T>(path: string, options: CallOptions = {}): Promise<T> {
+  const session = loadSession();
+  const token = options.token ?? (options.admin ? session?.adminToken : session?.token);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body: BodyInit | undefined;
+  if (options.form) body = options.form;
+  else if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  let response: Response;
+  try {
+    response = await fetch(url(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body,
+      signal: options.signal,
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError('Vitrine cannot be reached: check the network or that the server is running.', 0, null);
+  }
+  const requestId = response.headers.get('x-request-id');
+  const type = response.headers.get('content-type') ?? '';
+  const parsed: unknown = type.includes('application/json') ? await response.json().catch(() => null) : null;
+  if (!response.ok)
+    throw new ApiError(explain(response.status, messageOf(parsed), !!options.admin), response.status, requestId);
+  if (type.includes('application/x-ndjson')) {
+    const text = await response.text();
+    return text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as unknown) as T;
+  }
+  return (parsed as { data: T }).data;
+}
+
+// ---- the shapes the console reads ---------------------------------------------------------------
+
+export interface StoreRef {
+  store_uuid: string;
+  store_name: string;
+  default_channel: string;
+}
+export interface StoreDetails {
+  store_name: string;
+  channels: Record<string, number>;
+  store_taxonomy: string;
+}
+export type Product = Record<string, unknown> & {
+  product_code: string;
+  status: string;
+  problems: string[];
+  created_at: string;
+  updated_at: string;
+};
+export interface ProductPage {
+  total: number;
+  products: Product[];
+}
+export interface Failure {
+  _id: string;
+  count: number;
+}
+export interface ImageStatus {
+  images: number;
+  pending: number;
+  indexed: number;
+  failed: number;
+  retrying: number;
+  failures: Array<{ url: string; state: string; error: string | null; attempts: number; updated_at: string }>;
+}
+export interface Member {
+  product_code: string;
+  title: string;
+  category: string;
+  price: number | null;
+  currency: string;
+  image_url: string;
+}
+export interface Collection {
+  id: string;
+  parentId: string | null;
+  name: string;
+  status: string;
+  autoRefresh: boolean;
+  minProducts: number;
+  totalProducts: number;
+  filters: Record<string, unknown>;
+  heroProducts: string[];
+  sortBy: { static: Record<string, boolean>; dynamic: Array<{ field: string; order: string }> };
+  static: string;
+}
+export interface ImportJob {
+  import_id: string;
+  status: string;
+  format: string;
+  source: string;
+  progress: { rows: number };
+  summary: null | {
+    rows: number;
+    inserted: number;
+    updated: number;
+    unchanged: number;
+    failed: number;
+    failures: Record<string, number>;
+    statuses: Record<string, number>;
+    problems: Record<string, number>;
+    hint: string | null;
+    seconds: number;
+  };
+  error: string | null;
+  finished_at: string | null;
+}
+
+export const STATUSES = ['new', 'active', 'problem', 'inactive', 'draft', 'under review'] as const;
+/** `problem` is set by the quality checks only. */
+export const SETTABLE_STATUSES = ['new', 'active', 'inactive', 'draft', 'under review'] as const;
+
+/** The first image of a product: `Image URL 1` … `Image URL 6`. */
+export function firstImage(product: Record<string, unknown>): string | null {
+  for (let n = 1; n <= 6; n++) {
+    const value = product[`Image URL ${n}`];
+    if (typeof value === 'string' && value.trim() !== '') return value;
+  }
+  return null;
+}
+
+/** Only http(s) and same-origin image addresses reach an <img>: a javascript: or data: URL in a catalog is shown as text. */
+export function safeImage(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  return /^(https?:\/\/|\/media\/)/i.test(value.trim()) ? value.trim() : null;
+}

@@ -1,0 +1,263 @@
+// One product: every attribute, images, asset links per channel with ranks, status changes, complements, similar.
+import { useState } from 'preact/hooks';
+import { ApiError, call, SETTABLE_STATUSES, type Member, type ProductPage, type StoreDetails } from '../api';
+import type { StoreContext } from '../app';
+import { href } from '../router';
+import { ErrorNotice, price, Section, StatusBadge, text, Thumb, useLoad } from '../ui';
+
+const SYSTEM_FIELDS = new Set(['product_code', 'status', 'problems', 'created_at', 'updated_at']);
+
+interface AssetGroups {
+  assets: Record<string, { channel: string; asset_type: string; assets: Array<Record<string, string>> }>;
+}
+interface WriteResult {
+  failed: number;
+  error_info: Array<{ reason?: string; details?: string; message?: string }>;
+}
+
+export function ProductScreen({ ctx, code }: { ctx: StoreContext; code: string }) {
+  const storeId = ctx.store.store_uuid;
+  const product = useLoad(async (signal) => {
+    const page = await call<ProductPage>('/v1/products', {
+      query: { store_uuid: storeId, product_code: code },
+      signal,
+    });
+    return page.products[0] ?? null;
+  }, `${storeId}|${code}`);
+  const [change, setChange] = useState<{ error?: unknown; done?: string; busy?: boolean }>({});
+
+  const setStatus = async (status: string) => {
+    setChange({ busy: true });
+    try {
+      const result = await call<WriteResult>('/v1/products', {
+        method: 'PUT',
+        query: { store_uuid: storeId },
+        json: [{ product_code: code, Status: status }],
+      });
+      if (result.failed > 0) {
+        const info = result.error_info[0];
+        setChange({
+          error: new ApiError(
+            `Vitrine refused the change: ${info?.details ?? info?.message ?? info?.reason ?? 'unknown reason'}.`,
+            422,
+            null,
+          ),
+        });
+      } else setChange({ done: status });
+      product.reload();
+    } catch (error) {
+      setChange({ error });
+    }
+  };
+
+  if (product.error) return <ErrorNotice error={product.error} />;
+  if (!product.data)
+    return product.loading ? (
+      <p class="loading">Loading {code}…</p>
+    ) : (
+      <div class="error" role="alert">
+        <p>Product {code} is not in this store.</p>
+      </div>
+    );
+  const p = product.data;
+  const name = text(p['Product Name']);
+  const images = [1, 2, 3, 4, 5, 6].map((n) => p[`Image URL ${n}`]).filter((u) => typeof u === 'string' && u !== '');
+
+  return (
+    <>
+      <p>
+        <a href={href(['s', storeId, 'products'])}>← Products</a>
+      </p>
+      <h1>
+        {name || code} <StatusBadge status={p.status} />
+      </h1>
+      <div class="product-head">
+        <div class="gallery">
+          {images.length === 0 ? <Thumb src={null} alt={code} size={160} /> : null}
+          {images.map((src, i) => (
+            <Thumb key={i} src={src} alt={`${name || code}, image ${i + 1}`} size={160} />
+          ))}
+        </div>
+        <Section title="Status">
+          <p>
+            Now <StatusBadge status={p.status} />
+            {p.problems.length > 0 ? <> — fails: {p.problems.join(', ')}</> : null}
+          </p>
+          {p.status === 'problem' ? (
+            <p class="hint">
+              “problem” is set by the quality checks: fix the data ({p.problems.join(', ')}) and the product leaves it
+              by itself. You can still park it as draft, inactive or under review.
+            </p>
+          ) : null}
+          <div class="status-actions" role="group" aria-label="Change status">
+            {SETTABLE_STATUSES.filter((s) => s !== p.status).map((s) => (
+              <button type="button" key={s} disabled={change.busy} onClick={() => void setStatus(s)}>
+                Set {s}
+              </button>
+            ))}
+          </div>
+          {change.done ? <p role="status">Status set to {change.done}.</p> : null}
+          <ErrorNotice error={change.error} />
+        </Section>
+      </div>
+      <Section title="Attributes">
+        <table class="table attributes" data-testid="attributes">
+          <tbody>
+            <tr>
+              <th scope="row">product_code</th>
+              <td>{code}</td>
+            </tr>
+            {Object.entries(p)
+              .filter(([key]) => !SYSTEM_FIELDS.has(key))
+              .map(([key, value]) => (
+                <tr key={key}>
+                  <th scope="row">{key}</th>
+                  <td>{text(value)}</td>
+                </tr>
+              ))}
+            <tr>
+              <th scope="row">price</th>
+              <td>{price(p['Selling Price'], p.Currency)}</td>
+            </tr>
+            <tr>
+              <th scope="row">created / updated</th>
+              <td>
+                {new Date(p.created_at).toLocaleString()} / {new Date(p.updated_at).toLocaleString()}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </Section>
+      <AssetLinks storeId={storeId} code={code} parent={text(p.parent_code) || code} />
+      <Related storeId={storeId} code={code} />
+    </>
+  );
+}
+
+function AssetLinks({ storeId, code, parent }: { storeId: string; code: string; parent: string }) {
+  const links = useLoad(async (signal) => {
+    const details = await call<StoreDetails>('/v1/stores', { query: { store_uuid: storeId }, signal });
+    const channels = Object.keys(details.channels);
+    const groups = await Promise.all(
+      channels.map(async (channel) => {
+        const codes = [...new Set([code, parent])];
+        const found = await Promise.all(
+          codes.map((parentCode) =>
+            call<AssetGroups>('/v1/assets', {
+              query: { store_uuid: storeId, channel, parent_code: parentCode },
+              signal,
+            }),
+          ),
+        );
+        return { channel, groups: found.flatMap((g) => Object.entries(g.assets)) };
+      }),
+    );
+    return groups.filter((g) => g.groups.length > 0);
+  }, `${storeId}|${code}`);
+  return (
+    <Section title="Asset links per channel">
+      <ErrorNotice error={links.error} />
+      {links.data && links.data.length === 0 ? <p>No asset links on any channel.</p> : null}
+      {links.data?.map(({ channel, groups }) =>
+        groups.map(([parentCode, group]) => (
+          <div key={`${channel}/${parentCode}`}>
+            <h3>
+              {channel} · {group.asset_type} · on {parentCode}
+            </h3>
+            <ol class="ranks">
+              {group.assets.map((asset) => {
+                const [label, link] = Object.entries(asset).find(([key]) => key !== 'asset_id') ?? ['', ''];
+                return (
+                  <li key={asset.asset_id}>
+                    <Thumb src={link} alt={label} size={40} /> <span>{label}</span> <code class="url">{link}</code>
+                  </li>
+                );
+              })}
+            </ol>
+          </div>
+        )),
+      )}
+    </Section>
+  );
+}
+
+function MemberGrid({ products, storeId }: { products: Array<Member & { score?: number }>; storeId: string }) {
+  return (
+    <ul class="grid">
+      {products.map((m) => (
+        <li key={m.product_code}>
+          <a href={href(['s', storeId, 'products', m.product_code])}>
+            <Thumb src={m.image_url} alt={m.title || m.product_code} size={96} />
+            <span class="title">{m.title || m.product_code}</span>
+          </a>
+          <span class="meta">
+            {m.category} {m.price !== null && m.price !== undefined ? `· ${price(m.price, m.currency)}` : ''}
+            {m.score !== undefined ? ` · ${m.score.toFixed(3)}` : ''}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Related({ storeId, code }: { storeId: string; code: string }) {
+  const complements = useLoad(
+    (signal) =>
+      call<{ categories: Array<{ title: string; products: Member[] }> }>('/v1/complementary', {
+        query: { store_uuid: storeId, product_code: code, limit: 6 },
+        signal,
+      }).catch((error: unknown) => {
+        // Hidden products have no complements: say so rather than fail.
+        if (error instanceof ApiError && error.httpStatus === 404) return { categories: [] };
+        throw error;
+      }),
+    `${storeId}|${code}`,
+  );
+  const similar = useLoad(
+    (signal) =>
+      call<Array<{ product_code: string; score: number; image_url: string }>>('/v1/similar', {
+        query: { store_uuid: storeId, product_code: code, limit: 12 },
+        signal,
+      }).catch((error: unknown) => {
+        if (error instanceof ApiError && error.httpStatus === 404) return [];
+        throw error;
+      }),
+    `${storeId}|${code}`,
+  );
+  return (
+    <>
+      <Section title="Complete the look">
+        <ErrorNotice error={complements.error} />
+        {complements.data && complements.data.categories.length === 0 ? (
+          <p>No complements (the product is not visible, or nothing goes with it yet).</p>
+        ) : null}
+        {complements.data?.categories.map((category) => (
+          <div key={category.title}>
+            <h3>{category.title}</h3>
+            <MemberGrid storeId={storeId} products={category.products} />
+          </div>
+        ))}
+      </Section>
+      <Section title="Visually similar">
+        <ErrorNotice error={similar.error} />
+        {similar.data && similar.data.length === 0 ? (
+          <p>Nothing similar yet (no indexed image of this product).</p>
+        ) : null}
+        {similar.data ? (
+          <MemberGrid
+            storeId={storeId}
+            products={similar.data.map((hit) => ({
+              product_code: hit.product_code,
+              title: hit.product_code,
+              category: '',
+              price: null,
+              currency: '',
+              image_url: hit.image_url,
+              score: hit.score,
+            }))}
+          />
+        ) : null}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,133 @@
+// The products grid: status, failure reason and text filters, 50 per page, fast on 100k products.
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { call, firstImage, STATUSES, type ProductPage } from '../api';
+import type { StoreContext } from '../app';
+import { href, navigate, useRoute } from '../router';
+import { ErrorNotice, Pager, price, StatusBadge, text, Thumb, useLoad } from '../ui';
+
+const PAGE = 50;
+
+export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
+  const storeId = ctx.store.store_uuid;
+  const { params } = useRoute();
+  const status = params.get('status') ?? '';
+  const reason = params.get('reason') ?? '';
+  const q = params.get('q') ?? '';
+  const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
+  const [typed, setTyped] = useState(q);
+  useEffect(() => setTyped(q), [q]);
+  const started = useRef(0);
+  const table = useRef<HTMLTableElement>(null);
+
+  const go = (next: Record<string, string | number | undefined>) =>
+    navigate(['s', storeId, 'products'], { status, reason, q, offset: undefined, ...next });
+
+  const page = useLoad((signal) => {
+    started.current = performance.now();
+    return call<ProductPage>('/v1/products', {
+      query: { store_uuid: storeId, status, reason, q, offset, limit: PAGE },
+      signal,
+    });
+  }, `${storeId}|${status}|${reason}|${q}|${offset}`);
+
+  // How long a page took from the request to the rows on screen (the browser test reads it).
+  useLayoutEffect(() => {
+    if (!page.data || page.loading || !table.current) return;
+    const ms = performance.now() - started.current;
+    table.current.dataset.renderMs = ms.toFixed(1);
+  }, [page.data, page.loading]);
+
+  return (
+    <>
+      <h1>Products</h1>
+      <form
+        class="filters"
+        role="search"
+        aria-label="Filter products"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go({ q: typed.trim() });
+        }}
+      >
+        <label>
+          <span>Status</span>
+          <select value={status} onChange={(e) => go({ status: e.currentTarget.value })}>
+            <option value="">any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Code or name</span>
+          <input
+            type="search"
+            value={typed}
+            onInput={(e) => setTyped(e.currentTarget.value)}
+            placeholder="e.g. 15970 or linen shirt"
+          />
+        </label>
+        <button type="submit">Filter</button>
+        {reason ? (
+          <span class="chip" data-testid="reason-filter">
+            failing: {reason}{' '}
+            <button type="button" aria-label={`Stop filtering by ${reason}`} onClick={() => go({ reason: undefined })}>
+              ×
+            </button>
+          </span>
+        ) : null}
+      </form>
+      <ErrorNotice error={page.error} />
+      {page.data ? (
+        <>
+          <table class="table products" ref={table} data-testid="products" aria-busy={page.loading}>
+            <thead>
+              <tr>
+                <th scope="col">Image</th>
+                <th scope="col">Code</th>
+                <th scope="col">Name</th>
+                <th scope="col">Category</th>
+                <th scope="col">Price</th>
+                <th scope="col">Status</th>
+                <th scope="col">Problems</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.products.map((product) => {
+                const name = text(product['Product Name']);
+                return (
+                  <tr key={product.product_code} data-code={product.product_code}>
+                    <td>
+                      <Thumb src={firstImage(product)} alt={name || product.product_code} size={48} />
+                    </td>
+                    <td>
+                      <a href={href(['s', storeId, 'products', product.product_code])}>{product.product_code}</a>
+                    </td>
+                    <td class="name">{name || <em>no name</em>}</td>
+                    <td>{text(product.Category)}</td>
+                    <td class="num">{price(product['Selling Price'], product.Currency)}</td>
+                    <td>
+                      <StatusBadge status={product.status} />
+                    </td>
+                    <td class="problems">{product.problems.join(', ')}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          {page.data.products.length === 0 ? <p>No product matches these filters.</p> : null}
+          <Pager
+            offset={offset}
+            limit={PAGE}
+            total={page.data.total}
+            onPage={(next) => go({ offset: next || undefined })}
+          />
+        </>
+      ) : page.loading ? (
+        <p class="loading">Loading products…</p>
+      ) : null}
+    </>
+  );
+}
