@@ -27,6 +27,12 @@ console.log(
   `Test engines: SQLite yes; PostgreSQL ${pg ? `yes (${pgUrl})` : `NO - the PostgreSQL half of every suite is SKIPPED (${dialects.includes('postgres') ? `nothing at ${pgUrl}` : 'TEST_DIALECTS'})`}; Redis ${redis ? 'yes' : 'NO - Redis tests SKIPPED'}`,
 );
 
+const chromium = process.env.VITRINE_CHROMIUM ?? '/usr/bin/chromium';
+const haveChromium = fs.existsSync(chromium);
+console.log(
+  `Browser: ${haveChromium ? `Chromium yes (${chromium})` : `NO Chromium at ${chromium} - the console's browser tests are SKIPPED (apt-get install -y chromium)`}`,
+);
+
 const walk = (dir) =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
@@ -38,4 +44,5 @@ const files = walk('dist/test')
   .sort();
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
 if (!pg && dialects.includes('postgres')) console.log('NOTE: PostgreSQL tests were SKIPPED (not reachable).');
+if (!haveChromium) console.log(`NOTE: the console's browser tests were SKIPPED (no Chromium at ${chromium}).`);
 process.exit(result.status ?? 1);

@@ -114,6 +114,24 @@ describeEachDialect(
       assert.equal(listed[1].status, 'problem');
     });
 
+    it('says a file with no product code in any row is probably not a catalog (hint), and rejects its rows', async () => {
+      const t = ctx();
+      const { payload, headers } = await multipart('hello world\nthis is not, a catalog\n', 'notes.csv', {});
+      const res = await t.request({
+        method: 'POST',
+        url: `/admin/v1/stores/${t.store.store_uuid}/imports`,
+        token: null,
+        headers,
+        payload,
+      });
+      assert.equal(res.statusCode, 202, res.body);
+      const job = (await waitDone(t, json(res).data.import_id)) as { status: string; summary: Record<string, any> };
+      assert.equal(job.status, 'done');
+      assert.equal(job.summary.inserted, 0);
+      assert.equal(job.summary.failed, job.summary.rows);
+      assert.match(String(job.summary.hint), /no row has a product code: is this a catalog file/);
+    });
+
     it('merges a price feed without wiping images, reports a dry run without writing, and skips identical rows', async () => {
       const t = ctx();
       const queue = async (csv: string, fields: Record<string, string>) => {

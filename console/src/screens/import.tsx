@@ -121,8 +121,12 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
         <Section title="Progress">
           <p role="status" data-testid="import-status" data-state={job.status}>
             {job.status} · {job.progress.rows.toLocaleString()} rows read
-            {job.error ? ` · ${job.error}` : ''}
           </p>
+          {job.error ? (
+            <div class="error" role="alert">
+              <p>The import failed: {job.error}.</p>
+            </div>
+          ) : null}
           <progress aria-label="Import progress" value={summary ? 1 : undefined} max={1} />
           {summary ? (
             <div class="summary" data-testid="import-summary">

@@ -8,6 +8,7 @@ import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { InvalidInputError } from '../../errors.js';
 import type { Store } from '../stores/store.js';
 import type { ProductsService } from '../products/products.service.js';
+import { MISSING_SKU } from '../products/quality-checks.js';
 import type { ImportFormat } from '../../catalog/import-formats.js';
 
 const BATCH = 2500;
@@ -44,7 +45,12 @@ export const IMPORT_MODES: readonly ImportMode[] = ['replace', 'merge'];
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** The one line an import ends with when products are held back: how many, why, where to read more. */
-export function importHint(summary: Pick<ImportSummary, 'statuses' | 'problems' | 'dry_run'>): string | null {
+export function importHint(
+  summary: Pick<ImportSummary, 'statuses' | 'problems' | 'dry_run' | 'rows' | 'failed' | 'failures'>,
+): string | null {
+  // Every row without a product code: most likely not a catalog, or a header the mapping does not know.
+  if (summary.rows > 0 && summary.failed === summary.rows && summary.failures[MISSING_SKU] === summary.rows)
+    return 'no row has a product code: is this a catalog file, and does its header name product_code (or a column the store\'s mapping profile maps to it)?';
   const held = summary.statuses.problem ?? 0;
   if (held === 0) return null;
   const reasons = Object.entries(summary.problems)

@@ -1,0 +1,329 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM_SKIP, launchChromium } from '../helpers/browser.js';
+import { drawShape, startImageServer, type ImageServer } from '../helpers/images.js';
+import { startServe, type ServedVitrine } from '../helpers/serve.js';
+
+// The merchandiser console in a real browser against a real `vitrine serve` on a SQLite file: what a
+// merchandiser does on a working day, and the bad input the console must survive.
+
+const ADMIN = 'console-test-admin-token-0123456789';
+const HOSTILE_NAME = '<img src=x onerror="window.__xss=1">Bold <b>deal</b><script>window.__xss=2</script>';
+
+/** Bytes on the wire for a brotli-accepting browser (fetch would decode them). */
+function transferSize(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { 'accept-encoding': 'br' } }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve(bytes));
+      })
+      .on('error', reject);
+  });
+}
+
+interface CreatedStore {
+  workspace_id: string;
+  store_uuid: string;
+  api_token: string;
+}
+
+describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
+  let served: ServedVitrine;
+  let images: ImageServer;
+  let browser: Browser;
+  let page: Page;
+  let store: CreatedStore;
+  let other: CreatedStore;
+  let dir: string;
+  const pageErrors: string[] = [];
+
+  const api = async (method: string, url: string, token: string, body?: unknown) => {
+    const res = await fetch(`${served.url}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as { data: any };
+    assert.ok(res.ok, `${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  const console = (hash = '') => `${served.url}/console/${hash}`;
+  const alertText = () => page.getByRole('alert').first().innerText();
+
+  before(async () => {
+    const photos = new Map<string, Buffer>();
+    const shapes = [
+      ['DRESS-1', 'triangle', '#c0392b'],
+      ['DRESS-2', 'triangle', '#2c3e50'],
+      ['DRESS-3', 'triangle', '#27ae60'],
+      ['SHIRT-1', 'square', '#c0392b'],
+      ['SHIRT-2', 'square', '#2980b9'],
+      ['BAG-1', 'circle', '#8e44ad'],
+    ] as const;
+    for (const [code, shape, colour] of shapes) photos.set(`/${code}.jpg`, await drawShape(shape, colour));
+    images = await startImageServer(photos);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-console-'));
+    served = await startServe(
+      `sqlite:${path.join(dir, 'console.db')}`,
+      { VITRINE_ADMIN_TOKEN: ADMIN, VITRINE_ALLOW_PRIVATE_FETCH: 'true' },
+      ['--processes', '1'],
+    );
+    store = await api('POST', '/admin/v1/stores', ADMIN, { workspace_name: 'Console shop', name: 'Boutique' });
+    other = await api('POST', '/admin/v1/stores', ADMIN, { workspace_name: 'Someone else', name: 'Not yours' });
+    const product = (code: string, name: string, category: string, price: string) => ({
+      product_code: code,
+      'Product Name': name,
+      Department: 'Women',
+      Category: category,
+      'Selling Price': price,
+      Currency: 'EUR',
+      'Image URL 1': photos.has(`/${code}.jpg`) ? `${images.base}/${code}.jpg` : `${images.base}/missing.jpg`,
+    });
+    await api('POST', `/v1/products?store_uuid=${store.store_uuid}`, store.api_token, [
+      product('DRESS-1', 'Red Midi Dress', 'Dresses', '59.90'),
+      product('DRESS-2', 'Navy Midi Dress', 'Dresses', '64.90'),
+      product('DRESS-3', 'Green Wrap Dress', 'Dresses', '49.90'),
+      product('SHIRT-1', 'Red Linen Shirt', 'Shirts', '39.90'),
+      product('SHIRT-2', 'Blue Oxford Shirt', 'Shirts', '44.90'),
+      product('BAG-1', 'Purple Tote Bag', 'Bags', '29.90'),
+      product('NOPRICE-1', 'Grey Scarf', 'Scarves', ''),
+      product('NOPRICE-2', 'Black Belt', 'Belts', ''),
+      product('HTML-1', HOSTILE_NAME, 'Shirts', '19.90'),
+    ]);
+    await api('POST', `/v1/products?store_uuid=${other.store_uuid}`, other.api_token, [
+      product('SECRET-1', 'Other workspace product', 'Dresses', '10'),
+    ]);
+    // The photos get indexed in the background: wait until search by photo can find them.
+    for (let waited = 0; ; waited += 250) {
+      const status = await api('GET', `/admin/v1/stores/${store.store_uuid}/images`, ADMIN);
+      if (status.indexed >= shapes.length) break;
+      assert.ok(waited < 90_000, `images not indexed: ${JSON.stringify(status)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    page.on('dialog', (dialog) => {
+      pageErrors.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await served?.stop();
+    await images?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the page with a strict CSP, immutable hashed assets, and less than 150 KB of compressed JS + CSS', async () => {
+    const res = await fetch(console(), { headers: { 'accept-encoding': 'br, gzip' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'no-cache');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    const html = await res.text();
+    assert.doesNotMatch(html, /https?:\/\//, 'no external script, style or font');
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    assert.ok(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css')), html);
+    let compressed = 0;
+    for (const asset of assets) {
+      const file = await fetch(`${served.url}${asset}`, { headers: { 'accept-encoding': 'br' } });
+      assert.equal(file.status, 200);
+      assert.equal(file.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assert.equal(file.headers.get('content-encoding'), 'br');
+      compressed += await transferSize(`${served.url}${asset}`);
+    }
+    const redirect = await fetch(`${served.url}/console`, { redirect: 'manual' });
+    assert.equal(redirect.status, 301);
+    assert.equal(redirect.headers.get('location'), '/console/');
+    assert.ok(compressed < 150 * 1024, `${compressed} bytes`);
+  });
+
+  it('refuses a wrong token with a clear sign-in error and shows nothing else', async () => {
+    await page.goto(console());
+    await page.getByLabel('API token').fill('vt_this-token-does-not-exist');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    assert.match(await alertText(), /token was not accepted/i);
+    assert.equal(await page.getByRole('navigation', { name: 'Screens' }).count(), 0);
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'a refused token is not kept');
+  });
+
+  it('signs in from the keyboard and shows the health counts, failure reasons and image pipeline', async () => {
+    await page.getByLabel('API token').fill('');
+    await page.getByLabel('API token').focus();
+    await page.keyboard.type(store.api_token);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN);
+    await page.keyboard.press('Enter');
+    const counts = page.getByTestId('status-counts');
+    await counts.waitFor();
+    assert.match(await counts.locator('[data-status="problem"]').innerText(), /^2\b/);
+    assert.match(await counts.locator('[data-status="new"]').innerText(), /^7\b/);
+    const failures = page.getByTestId('failures');
+    assert.match(await failures.innerText(), /Missing price\s+2/);
+    await page.getByTestId('image-counts').waitFor();
+    assert.match(await page.getByTestId('image-counts').innerText(), /6\s+indexed/);
+    assert.ok(!page.url().includes(store.api_token), 'the token is never in the URL');
+    assert.equal(await page.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
+  });
+
+  it('filters products by a failure reason, in under 300 ms per page', async () => {
+    await page.getByRole('link', { name: 'Missing price' }).click();
+    await page.getByTestId('reason-filter').waitFor();
+    const table = page.getByTestId('products');
+    await table.locator('tbody tr[data-code="NOPRICE-1"]').waitFor();
+    const codes = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-code')));
+    assert.deepEqual(codes, ['NOPRICE-1', 'NOPRICE-2']);
+    const ms = Number(await table.getAttribute('data-render-ms'));
+    assert.ok(ms > 0 && ms < 300, `${ms} ms`);
+    // clearing the reason shows every product again
+    await page.getByRole('button', { name: 'Stop filtering by Missing price' }).click();
+    await table.locator('tbody tr[data-code="BAG-1"]').waitFor();
+  });
+
+  it('shows a product name holding HTML or script as text, never runs it', async () => {
+    await page.getByLabel('Code or name').fill('deal');
+    await page.getByLabel('Code or name').press('Enter');
+    const row = page.getByTestId('products').locator('tbody tr[data-code="HTML-1"]');
+    await row.waitFor();
+    assert.equal(await row.locator('td.name').innerText(), HOSTILE_NAME);
+    assert.equal(await row.locator('td.name b, td.name script, td.name img').count(), 0);
+    await row.getByRole('link', { name: 'HTML-1' }).click();
+    await page.getByTestId('attributes').waitFor();
+    assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('opens a product with its attributes, images, complements and similar products, and changes its status', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/products/DRESS-1`));
+    await page.getByTestId('attributes').waitFor();
+    assert.match(await page.getByTestId('attributes').innerText(), /Red Midi Dress/);
+    await page.getByRole('heading', { name: 'Visually similar' }).waitFor();
+    await page.locator('section[aria-label="Visually similar"] .grid li').first().waitFor();
+    await page.locator('section[aria-label="Complete the look"] .grid li').first().waitFor();
+    await page.getByRole('button', { name: 'Set draft' }).click();
+    await page.getByText('Status set to draft.').waitFor();
+    await page.locator('h1 .badge-draft').waitFor();
+    const stored = await api('GET', `/v1/products?store_uuid=${store.store_uuid}&product_code=DRESS-1`, store.api_token);
+    assert.equal(stored.products[0].status, 'draft');
+    // back for the searches below
+    await page.getByRole('button', { name: 'Set active' }).click();
+    await page.locator('h1 .badge-active').waitFor();
+  });
+
+  it('uploads a small import, watches it finish, and lists its rejected rows', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/import`));
+    const csv =
+      'product_code,Product Name,Category,Selling Price,Currency,Image URL 1\nSKIRT-1,Pleated Skirt,Skirts,35,EUR,https://img.invalid/s1.jpg\n,No code here,Skirts,20,EUR,\nSKIRT-2,Denim Skirt,Skirts,45,EUR,https://img.invalid/s2.jpg\n';
+    await page.getByLabel(/Catalog file/).setInputFiles({ name: 'skirts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Start import' }).click();
+    await page.locator('[data-testid="import-status"][data-state="done"]').waitFor();
+    assert.match(await page.getByTestId('import-summary').innerText(), /3 rows .* 2 inserted, 0 updated, 0 unchanged, 1 rejected/s);
+    assert.match(await page.getByTestId('rejects').innerText(), /Missing SKU/);
+  });
+
+  it('shows the API error for an import file that is not a catalog', async () => {
+    await page.getByLabel(/Catalog file/).setInputFiles({
+      name: 'holiday.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('this is a holiday note, not a catalog'),
+    });
+    await page.getByRole('button', { name: 'Start import' }).click();
+    await page.locator('[data-testid="import-status"][data-state="failed"]').waitFor();
+    assert.match(await alertText(), /The import failed: the JSON file must be one array of product objects/);
+  });
+
+  it('builds a rule collection with a live preview, then saves it', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/collections/new`));
+    await page.getByLabel('Name').fill('Dresses under 60');
+    await page.getByLabel(/^Filters/).fill('{"Category": "Dresses", "Selling Price": {"lte": 60}}');
+    const preview = page.getByTestId('preview');
+    await preview.getByText(/^2 products/).waitFor();
+    assert.match(await preview.innerText(), /Red Midi Dress/);
+    assert.match(await preview.innerText(), /Green Wrap Dress/);
+    await page.getByLabel(/^Filters/).fill('{"Category": "Dresses", "Selling Price": {"between": 3}}');
+    assert.match(await page.locator('section[aria-label="Preview (not saved)"] [role="alert"]').innerText(), /refused/);
+    await page.getByLabel(/^Filters/).fill('{"Category": "Dresses"}');
+    await preview.getByText(/^3 products/).waitFor();
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await page.waitForURL(/#\/s\/[^/]+\/collections\/col_/);
+    await page.getByRole('link', { name: '← Collections' }).click();
+    const list = page.getByTestId('collections');
+    await list.getByText('Dresses under 60').waitFor();
+    assert.match(await list.innerText(), /Dresses under 60\s+active\s+3/);
+  });
+
+  it('runs a text search as a shopper sees it', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/search`));
+    await page.getByLabel('Search as a shopper').fill('red dress');
+    const results = page.getByTestId('results').first();
+    await results.locator('li').first().waitFor();
+    assert.match(await results.locator('li').first().innerText(), /Red Midi Dress[\s\S]*DRESS-1/);
+  });
+
+  it('runs a photo search, and says a 20 MB photo is too large', async () => {
+    const photo = await drawShape('triangle', '#c0392b');
+    await page.getByLabel(/Drop a photo here/).setInputFiles({ name: 'look.jpg', mimeType: 'image/jpeg', buffer: photo });
+    const results = page.locator('section[aria-label="Search by photo"] [data-testid="results"]');
+    await results.locator('li').first().waitFor();
+    assert.match(await results.locator('li').first().innerText(), /DRESS-1/);
+    const huge = Buffer.alloc(20 * 1024 * 1024, 0xff);
+    photo.copy(huge, 0, 0, 4);
+    await page.getByLabel(/Drop a photo here/).setInputFiles({ name: 'huge.jpg', mimeType: 'image/jpeg', buffer: huge });
+    const alert = page.locator('section[aria-label="Search by photo"] [role="alert"]');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /Too large/);
+    assert.match(await alert.innerText(), /Request id: \S+/);
+  });
+
+  it("shows another workspace's store typed into the URL as not found, and nothing of it", async () => {
+    await page.goto(console(`#/s/${other.store_uuid}/products`));
+    assert.match(await alertText(), /Store not found/);
+    assert.equal(await page.getByTestId('products').count(), 0);
+    assert.equal(await page.getByRole('navigation', { name: 'Screens' }).count(), 0);
+    assert.ok(!(await page.content()).includes('SECRET-1'));
+  });
+
+  it('gives every control a label', async () => {
+    for (const hash of ['health', 'products', 'import', 'collections/new', 'search', 'vocabulary']) {
+      await page.goto(console(`#/s/${store.store_uuid}/${hash}`));
+      await page.locator('main h1').first().waitFor();
+      const unlabelled = await page.evaluate(() =>
+        [...document.querySelectorAll('input, select, textarea, button')]
+          .filter((el) => {
+            const labels = (el as HTMLInputElement).labels;
+            const named =
+              (labels && labels.length > 0) ||
+              el.getAttribute('aria-label') ||
+              (el.tagName === 'BUTTON' && (el.textContent ?? '').trim() !== '');
+            return !named;
+          })
+          .map((el) => el.outerHTML.slice(0, 80)),
+      );
+      assert.deepEqual(unlabelled, [], hash);
+    }
+  });
+
+  it('sends a revoked token back to the sign-in form with a clear error', async () => {
+    const spare = await api('POST', '/admin/v1/tokens', ADMIN, { workspace_id: store.workspace_id });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').fill(spare.api_token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('status-counts').waitFor();
+    await api('DELETE', `/admin/v1/tokens/${spare.token_id}`, ADMIN);
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.match(await alertText(), /token was not accepted/i);
+    assert.equal(await page.getByTestId('status-counts').count(), 0);
+  });
+});
