@@ -760,6 +760,7 @@ program
         products: summary.inserted + summary.updated + summary.unchanged,
         photos: result.photos,
         try: requests,
+        console: `${base}/console/`,
       },
       [
         `Demo store created: ${n(summary.inserted + summary.updated + summary.unchanged)} products, ${n(result.photos.indexed)} photos indexed for search by photo.`,
@@ -774,6 +775,8 @@ program
         requests[1],
         '# complete the look for that dress',
         requests[2],
+        '',
+        `Or open the console at ${base}/console/ and sign in with the token.`,
       ],
     );
   });

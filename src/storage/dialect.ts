@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, SelectQueryBuilder, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -17,6 +17,11 @@ export interface StorageDialect {
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** Job claims: FOR UPDATE SKIP LOCKED on PostgreSQL (workers never wait on each other's rows); a no-op on SQLite. */
   claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * `column LIKE pattern` in any letter case, backslash escaping: SQLite's LIKE already ignores ASCII
+   * case (a lower() on every row would only cost), PostgreSQL has ILIKE.
+   */
+  likeAnyCase(column: string, pattern: string): RawBuilder<boolean>;
 }
 
 export interface StorageHandle {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type pgModule from 'pg';
-import { Kysely, PostgresDialect, type CompiledQuery, type SelectQueryBuilder } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
 import { withDialect } from './dialect.js';
@@ -23,6 +23,9 @@ export const postgresDialect: StorageDialect = {
   maxParameters: 65_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
     return query.forUpdate();
+  },
+  likeAnyCase(column: string, pattern: string) {
+    return sql<boolean>`${sql.ref(column)} ilike ${pattern} escape '\\'`;
   },
   claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
     return query.forUpdate().skipLocked();

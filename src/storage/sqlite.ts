@@ -3,6 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
   CompiledQuery,
+  sql,
   Kysely,
   SqliteDialect,
   SqliteDriver,
@@ -21,6 +22,9 @@ export const sqliteDialect: StorageDialect = {
   maxParameters: 32_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
     return query;
+  },
+  likeAnyCase(column: string, pattern: string) {
+    return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
   },
   claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
     return query;

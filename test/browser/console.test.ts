@@ -97,6 +97,13 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
       product('NOPRICE-2', 'Black Belt', 'Belts', ''),
       product('HTML-1', HOSTILE_NAME, 'Shirts', '19.90'),
     ]);
+    await api('POST', `/v1/assets?store_uuid=${store.store_uuid}&channel=default`, store.api_token, [
+      {
+        parent_code: 'DRESS-1',
+        asset_type: 'image',
+        assets: { 'Image URL 2': `${images.base}/DRESS-2.jpg`, 'Image URL 1': `${images.base}/DRESS-1.jpg` },
+      },
+    ]);
     await api('POST', `/v1/products?store_uuid=${other.store_uuid}`, other.api_token, [
       product('SECRET-1', 'Other workspace product', 'Dresses', '10'),
     ]);
@@ -208,13 +215,23 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await page.goto(console(`#/s/${store.store_uuid}/products/DRESS-1`));
     await page.getByTestId('attributes').waitFor();
     assert.match(await page.getByTestId('attributes').innerText(), /Red Midi Dress/);
+    const ranks = page.locator('section[aria-label="Asset links per channel"] ol.ranks li');
+    await ranks.first().waitFor();
+    assert.deepEqual(
+      (await ranks.allInnerTexts()).map((t) => t.replace(/\s+http\S+/, '').trim()),
+      ['Image URL 1', 'Image URL 2'],
+    );
     await page.getByRole('heading', { name: 'Visually similar' }).waitFor();
     await page.locator('section[aria-label="Visually similar"] .grid li').first().waitFor();
     await page.locator('section[aria-label="Complete the look"] .grid li').first().waitFor();
     await page.getByRole('button', { name: 'Set draft' }).click();
     await page.getByText('Status set to draft.').waitFor();
     await page.locator('h1 .badge-draft').waitFor();
-    const stored = await api('GET', `/v1/products?store_uuid=${store.store_uuid}&product_code=DRESS-1`, store.api_token);
+    const stored = await api(
+      'GET',
+      `/v1/products?store_uuid=${store.store_uuid}&product_code=DRESS-1`,
+      store.api_token,
+    );
     assert.equal(stored.products[0].status, 'draft');
     // back for the searches below
     await page.getByRole('button', { name: 'Set active' }).click();
@@ -225,10 +242,15 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await page.goto(console(`#/s/${store.store_uuid}/import`));
     const csv =
       'product_code,Product Name,Category,Selling Price,Currency,Image URL 1\nSKIRT-1,Pleated Skirt,Skirts,35,EUR,https://img.invalid/s1.jpg\n,No code here,Skirts,20,EUR,\nSKIRT-2,Denim Skirt,Skirts,45,EUR,https://img.invalid/s2.jpg\n';
-    await page.getByLabel(/Catalog file/).setInputFiles({ name: 'skirts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page
+      .getByLabel(/Catalog file/)
+      .setInputFiles({ name: 'skirts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Start import' }).click();
     await page.locator('[data-testid="import-status"][data-state="done"]').waitFor();
-    assert.match(await page.getByTestId('import-summary').innerText(), /3 rows .* 2 inserted, 0 updated, 0 unchanged, 1 rejected/s);
+    assert.match(
+      await page.getByTestId('import-summary').innerText(),
+      /3 rows .* 2 inserted, 0 updated, 0 unchanged, 1 rejected/s,
+    );
     assert.match(await page.getByTestId('rejects').innerText(), /Missing SKU/);
   });
 
@@ -273,13 +295,17 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
 
   it('runs a photo search, and says a 20 MB photo is too large', async () => {
     const photo = await drawShape('triangle', '#c0392b');
-    await page.getByLabel(/Drop a photo here/).setInputFiles({ name: 'look.jpg', mimeType: 'image/jpeg', buffer: photo });
+    await page
+      .getByLabel(/Drop a photo here/)
+      .setInputFiles({ name: 'look.jpg', mimeType: 'image/jpeg', buffer: photo });
     const results = page.locator('section[aria-label="Search by photo"] [data-testid="results"]');
     await results.locator('li').first().waitFor();
     assert.match(await results.locator('li').first().innerText(), /DRESS-1/);
     const huge = Buffer.alloc(20 * 1024 * 1024, 0xff);
     photo.copy(huge, 0, 0, 4);
-    await page.getByLabel(/Drop a photo here/).setInputFiles({ name: 'huge.jpg', mimeType: 'image/jpeg', buffer: huge });
+    await page
+      .getByLabel(/Drop a photo here/)
+      .setInputFiles({ name: 'huge.jpg', mimeType: 'image/jpeg', buffer: huge });
     const alert = page.locator('section[aria-label="Search by photo"] [role="alert"]');
     await alert.waitFor();
     assert.match(await alert.innerText(), /Too large/);

@@ -116,10 +116,6 @@ export function ProductScreen({ ctx, code }: { ctx: StoreContext; code: string }
                 </tr>
               ))}
             <tr>
-              <th scope="row">price</th>
-              <td>{price(p['Selling Price'], p.Currency)}</td>
-            </tr>
-            <tr>
               <th scope="row">created / updated</th>
               <td>
                 {new Date(p.created_at).toLocaleString()} / {new Date(p.updated_at).toLocaleString()}
@@ -213,17 +209,36 @@ function Related({ storeId, code }: { storeId: string; code: string }) {
       }),
     `${storeId}|${code}`,
   );
-  const similar = useLoad(
-    (signal) =>
-      call<Array<{ product_code: string; score: number; image_url: string }>>('/v1/similar', {
-        query: { store_uuid: storeId, product_code: code, limit: 12 },
-        signal,
-      }).catch((error: unknown) => {
-        if (error instanceof ApiError && error.httpStatus === 404) return [];
-        throw error;
-      }),
-    `${storeId}|${code}`,
-  );
+  const similar = useLoad(async (signal) => {
+    let hits: Array<{ product_code: string; score: number; image_url: string }>;
+    try {
+      hits = await call('/v1/similar', { query: { store_uuid: storeId, product_code: code, limit: 12 }, signal });
+    } catch (error) {
+      if (error instanceof ApiError && error.httpStatus === 404) return [];
+      throw error;
+    }
+    // Hits carry code, score and image; names, categories and prices come from the products.
+    const page =
+      hits.length > 0
+        ? await call<ProductPage>('/v1/products', {
+            query: { store_uuid: storeId, product_code: hits.map((h) => h.product_code).join(','), limit: 100 },
+            signal,
+          })
+        : { products: [], total: 0 };
+    const byCode = new Map(page.products.map((p) => [p.product_code, p]));
+    return hits.map((hit) => {
+      const p = byCode.get(hit.product_code);
+      return {
+        product_code: hit.product_code,
+        title: text(p?.['Product Name']) || hit.product_code,
+        category: text(p?.Category),
+        price: p && p['Selling Price'] !== '' && p['Selling Price'] !== undefined ? Number(p['Selling Price']) : null,
+        currency: text(p?.Currency),
+        image_url: hit.image_url,
+        score: hit.score,
+      };
+    });
+  }, `${storeId}|${code}`);
   return (
     <>
       <Section title="Complete the look">
@@ -243,20 +258,7 @@ function Related({ storeId, code }: { storeId: string; code: string }) {
         {similar.data && similar.data.length === 0 ? (
           <p>Nothing similar yet (no indexed image of this product).</p>
         ) : null}
-        {similar.data ? (
-          <MemberGrid
-            storeId={storeId}
-            products={similar.data.map((hit) => ({
-              product_code: hit.product_code,
-              title: hit.product_code,
-              category: '',
-              price: null,
-              currency: '',
-              image_url: hit.image_url,
-              score: hit.score,
-            }))}
-          />
-        ) : null}
+        {similar.data ? <MemberGrid storeId={storeId} products={similar.data} /> : null}
       </Section>
     </>
   );

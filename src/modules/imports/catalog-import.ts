@@ -48,9 +48,19 @@ const count = (n: number) => n.toLocaleString('en-US');
 export function importHint(
   summary: Pick<ImportSummary, 'statuses' | 'problems' | 'dry_run' | 'rows' | 'failed' | 'failures'>,
 ): string | null {
-  // Every row without a product code: most likely not a catalog, or a header the mapping does not know.
-  if (summary.rows > 0 && summary.failed === summary.rows && summary.failures[MISSING_SKU] === summary.rows)
-    return 'no row has a product code: is this a catalog file, and does its header name product_code (or a column the store\'s mapping profile maps to it)?';
+  // Not one row accepted: most likely not a catalog, or a header the mapping profile does not know.
+  if (summary.rows > 0 && summary.failed === summary.rows) {
+    const reasons = Object.entries(summary.failures)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([reason, n]) => `${reason} ${count(n)}`)
+      .join(', ');
+    const header =
+      MISSING_SKU in summary.failures
+        ? ": is this a catalog file, and does its header name product_code (or a column the store's mapping profile maps to it)?"
+        : '';
+    return `no row was accepted (${reasons})${header}`;
+  }
   const held = summary.statuses.problem ?? 0;
   if (held === 0) return null;
   const reasons = Object.entries(summary.problems)

@@ -1,4 +1,4 @@
-import { sql, type Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.js';
 import { chunked } from '../../storage/chunks.js';
 import { VISIBLE_STATUSES } from '../../catalog/statuses.js';
@@ -185,11 +185,11 @@ function filteredProducts(db: Db, storeId: string, filter: ProductFilter) {
     );
   }
   if (filter.text) {
-    const text = likeLiteral(filter.text.toLowerCase());
+    const text = likeLiteral(filter.text);
     query = query.where((eb) =>
       eb.or([
-        sql<boolean>`lower(products.product_code) like ${`${text}%`} escape '\\'`,
-        sql<boolean>`lower(products.title) like ${`%${text}%`} escape '\\'`,
+        db.dialect.likeAnyCase('products.product_code', `${text}%`),
+        db.dialect.likeAnyCase('products.title', `%${text}%`),
       ]),
     );
   }
