@@ -8,7 +8,6 @@ import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { InvalidInputError } from '../../errors.js';
 import type { Store } from '../stores/store.js';
 import type { ProductsService } from '../products/products.service.js';
-import { MISSING_SKU } from '../products/quality-checks.js';
 import type { ImportFormat } from '../../catalog/import-formats.js';
 
 const BATCH = 2500;
@@ -55,11 +54,7 @@ export function importHint(
       .slice(0, 3)
       .map(([reason, n]) => `${reason} ${count(n)}`)
       .join(', ');
-    const header =
-      MISSING_SKU in summary.failures
-        ? ": is this a catalog file, and does its header name product_code (or a column the store's mapping profile maps to it)?"
-        : '';
-    return `no row was accepted (${reasons})${header}`;
+    return `no row was accepted (${reasons}): is this a catalog file, with a header naming product_code (or a column the store's mapping profile maps to it)?`;
   }
   const held = summary.statuses.problem ?? 0;
   if (held === 0) return null;
