@@ -283,6 +283,21 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     const list = page.getByTestId('collections');
     await list.getByText('Dresses under 60').waitFor();
     assert.match(await list.innerText(), /Dresses under 60\s+active\s+3/);
+    // edit it: below minProducts it would be hidden, and the preview says so before saving
+    await list.getByRole('link', { name: 'Dresses under 60' }).click();
+    await page.getByLabel(/^Minimum products/).waitFor();
+    await preview.getByText(/^3 products/).waitFor();
+    await page.getByLabel(/^Minimum products/).fill('5');
+    await preview.locator('.badge-hidden').waitFor();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.getByRole('link', { name: '← Collections' }).click();
+    await list.getByText('Dresses under 60').waitFor();
+    assert.match(await page.getByTestId('collections').innerText(), /Dresses under 60\s+hidden\s+3/);
+    // its stored status is still active: editing again offers active, not the effective hidden
+    await page.getByTestId('collections').getByRole('link', { name: 'Dresses under 60' }).click();
+    await preview.getByText(/^3 products/).waitFor();
+    assert.equal(await page.getByLabel('Status').inputValue(), 'active');
   });
 
   it('runs a text search as a shopper sees it', async () => {

@@ -33,7 +33,8 @@ function draftOf(c: Collection): Draft {
   const sort = c.sortBy.dynamic[0];
   return {
     name: c.name,
-    status: c.status === 'hidden' ? 'active' : c.status,
+    // The list gives the effective status: an active collection below minProducts reads hidden.
+    status: c.status === 'hidden' && c.totalProducts < c.minProducts ? 'active' : c.status,
     filters: JSON.stringify(c.filters, null, 2),
     heroProducts: c.heroProducts.join(', '),
     sortField: sort?.field ?? '',
@@ -45,7 +46,8 @@ function draftOf(c: Collection): Draft {
 }
 
 /** The body the API takes, or the reason the form cannot make one. */
-function bodyOf(draft: Draft): { body?: Record<string, unknown>; problem?: string } {
+/** The form edits the first sort field; the collection's other sort fields and static flags are kept. */
+function bodyOf(draft: Draft, base: Collection | null): { body?: Record<string, unknown>; problem?: string } {
   let filters: unknown;
   try {
     filters = draft.filters.trim() === '' ? {} : JSON.parse(draft.filters);
@@ -65,7 +67,13 @@ function bodyOf(draft: Draft): { body?: Record<string, unknown>; problem?: strin
         .split(/[\s,]+/)
         .map((code) => code.trim())
         .filter((code) => code !== ''),
-      sortBy: { dynamic: draft.sortField.trim() ? [{ field: draft.sortField.trim(), order: draft.sortOrder }] : [] },
+      sortBy: {
+        static: base?.sortBy.static ?? {},
+        dynamic: [
+          ...(draft.sortField.trim() ? [{ field: draft.sortField.trim(), order: draft.sortOrder }] : []),
+          ...(base?.sortBy.dynamic.slice(1) ?? []),
+        ],
+      },
       minProducts: min,
       autoRefresh: draft.autoRefresh,
       static: draft.isStatic ? 'true' : 'false',
@@ -98,7 +106,7 @@ export function CollectionEditor({ ctx, id }: { ctx: StoreContext; id: string | 
   }, [existing.data]);
 
   const settled = useDebounced(draft, 350);
-  const built = bodyOf(settled);
+  const built = bodyOf(settled, existing.data ?? null);
   const preview = useLoad(
     (signal) =>
       built.body
@@ -116,7 +124,7 @@ export function CollectionEditor({ ctx, id }: { ctx: StoreContext; id: string | 
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const { body, problem } = bodyOf(draft);
+    const { body, problem } = bodyOf(draft, existing.data ?? null);
     if (!body) {
       setSave({ error: new ApiError(problem ?? 'The form is not complete.', 422, null) });
       return;
