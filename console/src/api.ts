@@ -184,6 +184,7 @@ export interface ImportJob {
     statuses: Record<string, number>;
     problems: Record<string, number>;
     hint: string | null;
+    suggested_mapping: Record<string, string> | null;
     seconds: number;
   };
   error: string | null;

@@ -265,6 +265,30 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     assert.match(await alertText(), /The import failed: the JSON file must be one array of product objects/);
   });
 
+  it('offers the mapping a catalog with its own column names needs, and imports it with one click', async () => {
+    const csv =
+      'Product_ID,Product_Name,Product_Brand,Gender,Price,Primary_Color\n10017413,DKNY Unisex Black Trolley Bag,DKNY,Unisex,11745, Black\n';
+    await page
+      .getByLabel(/Catalog file/)
+      .setInputFiles({ name: 'myntra.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Start import' }).click();
+    const suggestion = page.getByTestId('suggested-mapping');
+    await suggestion.waitFor();
+    assert.match(await suggestion.innerText(), /Product_ID\s+→ product_code/);
+    await suggestion.getByRole('button', { name: 'Use this mapping and import again' }).click();
+    await page
+      .getByTestId('import-summary')
+      .getByText(/1 inserted/)
+      .waitFor();
+    const stored = await api(
+      'GET',
+      `/v1/products?store_uuid=${store.store_uuid}&product_code=10017413`,
+      store.api_token,
+    );
+    assert.equal(stored.products[0]['Product Name'], 'DKNY Unisex Black Trolley Bag');
+    assert.equal(stored.products[0].Colour.trim(), 'Black');
+  });
+
   it('builds a rule collection with a live preview, then saves it', async () => {
     await page.goto(console(`#/s/${store.store_uuid}/collections/new`));
     await page.getByLabel('Name').fill('Dresses under 60');

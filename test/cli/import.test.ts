@@ -63,6 +63,7 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
         'rows',
         'seconds',
         'statuses',
+        'suggested_mapping',
         'unchanged',
         'updated',
       ]);

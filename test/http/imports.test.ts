@@ -85,6 +85,7 @@ describeEachDialect(
           statuses: { new: 1, problem: 1 },
           problems: { 'Invalid price': 1 },
           hint: '1 product is in `problem`: Invalid price 1 — see README › Quality checks',
+          suggested_mapping: null,
           mode: 'replace',
           dry_run: false,
           seconds: 0,
@@ -132,6 +133,45 @@ describeEachDialect(
       assert.match(String(job.summary.hint), /^no row was accepted \(.*\): is this a catalog file/);
     });
 
+    it('suggests a mapping profile when a catalog names its columns otherwise (fashion-catalog-2 style), which then reads it', async () => {
+      const t = ctx();
+      const csv =
+        'Product_ID,Product_Name,Product_Brand,Gender,Price,Num_Images,Description,Primary_Color\n10017413,DKNY Unisex Black Trolley Bag,DKNY,Unisex,11745,7,"Black trolley bag, four wheels", Black\n';
+      const upload = async () => {
+        const { payload, headers } = await multipart(csv, 'myntra.csv', {});
+        const res = await t.request({
+          method: 'POST',
+          url: `/admin/v1/stores/${t.store.store_uuid}/imports`,
+          token: null,
+          headers,
+          payload,
+        });
+        return (await waitDone(t, json(res).data.import_id)) as { summary: Record<string, any> };
+      };
+      const refused = await upload();
+      assert.equal(refused.summary.failed, 1);
+      assert.deepEqual(refused.summary.suggested_mapping, {
+        Product_ID: 'product_code',
+        Product_Name: 'Product Name',
+        Product_Brand: 'Brand',
+        Gender: 'Department',
+        Price: 'Selling Price',
+        Primary_Color: 'Colour',
+      });
+      assert.match(refused.summary.hint, /a mapping profile \{"fields": \{"Product_ID":"product_code"/);
+      const set = await t.request({
+        method: 'PUT',
+        url: `/admin/v1/stores/${t.store.store_uuid}/mapping`,
+        token: null,
+        headers: ADMIN,
+        payload: { fields: refused.summary.suggested_mapping, required: [] },
+      });
+      assert.equal(set.statusCode, 200, set.body);
+      const accepted = await upload();
+      assert.equal(accepted.summary.inserted, 1);
+      assert.equal(accepted.summary.suggested_mapping, null);
+    });
+
     it('merges a price feed without wiping images, reports a dry run without writing, and skips identical rows', async () => {
       const t = ctx();
       const queue = async (csv: string, fields: Record<string, string>) => {
@@ -174,6 +214,7 @@ describeEachDialect(
           statuses: { new: 2, problem: 1 },
           problems: { 'Missing title and images': 1, 'Missing category': 1 },
           hint: null,
+          suggested_mapping: null,
           mode: 'merge',
           dry_run: true,
           seconds: 0,

@@ -65,8 +65,8 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
     void poll();
   };
 
-  const start = async (event: Event) => {
-    event.preventDefault();
+  const start = async (event?: Event) => {
+    event?.preventDefault();
     if (!file) return;
     setBusy(true);
     setError(null);
@@ -87,6 +87,23 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
       setError(caught);
       setBusy(false);
     }
+  };
+
+  /** Adds the suggested column names to the store's mapping profile, then imports the same file again. */
+  const useMapping = async (suggested: Record<string, string>) => {
+    const path = `/admin/v1/stores/${encodeURIComponent(storeId)}/mapping`;
+    try {
+      const current = await call<{ fields: Record<string, string>; required: string[] }>(path, { admin: true });
+      await call(path, {
+        method: 'PUT',
+        admin: true,
+        json: { fields: { ...current.fields, ...suggested }, required: current.required },
+      });
+    } catch (caught) {
+      setError(caught);
+      return;
+    }
+    await start();
   };
 
   const summary = job?.summary;
@@ -136,7 +153,26 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
                 {summary.unchanged.toLocaleString()} unchanged, {summary.failed.toLocaleString()} rejected
                 {job.summary && dryRun ? ' (dry run: nothing written)' : ''}.
               </p>
-              {summary.hint ? <p class="hint">{summary.hint}</p> : null}
+              {summary.suggested_mapping ? (
+                <div class="suggestion" data-testid="suggested-mapping">
+                  <p>No row was accepted, but the columns look like catalog fields under other names. Read them as:</p>
+                  <table class="table compact">
+                    <tbody>
+                      {Object.entries(summary.suggested_mapping).map(([column, field]) => (
+                        <tr key={column}>
+                          <th scope="row">{column}</th>
+                          <td>→ {field}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                  <button type="button" disabled={busy} onClick={() => void useMapping(summary.suggested_mapping!)}>
+                    Use this mapping and import again
+                  </button>
+                </div>
+              ) : summary.hint ? (
+                <p class="hint">{summary.hint}</p>
+              ) : null}
               <div class="row">
                 <CountTable caption="Statuses" counts={summary.statuses} />
                 <CountTable caption="Quality problems" counts={summary.problems} />

@@ -6,6 +6,7 @@ import chain from 'stream-chain';
 import { parser as jsonParser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { InvalidInputError } from '../../errors.js';
+import { suggestMapping } from '../../catalog/header-synonyms.js';
 import type { Store } from '../stores/store.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { ImportFormat } from '../../catalog/import-formats.js';
@@ -30,8 +31,13 @@ export interface ImportSummary {
   statuses: Record<string, number>;
   /** Quality-check reasons of the imported products that fail a check, most frequent first. */
   problems: Record<string, number>;
-  /** What to fix, in one line, when imported products are held back in `problem`; else null. */
+  /** What to fix, in one line, when imported products are held back in `problem` or no row was accepted; else null. */
   hint: string | null;
+  /**
+   * When no row was accepted and the file's columns look like catalog fields under other names: the
+   * `fields` of a mapping profile that would read them (Product_ID → product_code, …); else null.
+   */
+  suggested_mapping: Record<string, string> | null;
   mode: ImportMode;
   dry_run: boolean;
   seconds: number;
@@ -45,7 +51,10 @@ const count = (n: number) => n.toLocaleString('en-US');
 
 /** The one line an import ends with when products are held back: how many, why, where to read more. */
 export function importHint(
-  summary: Pick<ImportSummary, 'statuses' | 'problems' | 'dry_run' | 'rows' | 'failed' | 'failures'>,
+  summary: Pick<
+    ImportSummary,
+    'statuses' | 'problems' | 'dry_run' | 'rows' | 'failed' | 'failures' | 'suggested_mapping'
+  >,
 ): string | null {
   // Not one row accepted: most likely not a catalog, or a header the mapping profile does not know.
   if (summary.rows > 0 && summary.failed === summary.rows) {
@@ -54,6 +63,8 @@ export function importHint(
       .slice(0, 3)
       .map(([reason, n]) => `${reason} ${count(n)}`)
       .join(', ');
+    if (summary.suggested_mapping)
+      return `no row was accepted (${reasons}): the columns look like catalog fields under other names; a mapping profile {"fields": ${JSON.stringify(summary.suggested_mapping)}, "required": []} would read them (vitrine mapping set, or PUT /admin/v1/stores/{store_uuid}/mapping), then import again`;
     return `no row was accepted (${reasons}): is this a catalog file, with a header naming product_code (or a column the store's mapping profile maps to it)?`;
   }
   const held = summary.statuses.problem ?? 0;
@@ -260,6 +271,7 @@ export async function importCatalog(
     statuses: {},
     problems: {},
     hint: null,
+    suggested_mapping: null,
     mode,
     dry_run: dryRun,
     seconds: 0,
@@ -284,6 +296,8 @@ export async function importCatalog(
         : jsonRows(source);
 
   let batch: Row[] = [];
+  // The first row's field names: a suggested mapping when no row is accepted.
+  let columns: string[] | undefined;
   const flush = async () => {
     if (batch.length === 0) return;
     const result = await products.importBatch(
@@ -317,6 +331,7 @@ export async function importCatalog(
   try {
     for await (const row of rows) {
       summary.rows++;
+      if (!columns && row.item) columns = Object.keys(row.item);
       if (row.reject) reject({ line: row.line, ...row.reject });
       else batch.push(row);
       if (batch.length >= BATCH) await flush();
@@ -326,6 +341,8 @@ export async function importCatalog(
     source.destroy();
   }
   summary.problems = Object.fromEntries(Object.entries(summary.problems).sort((a, b) => b[1] - a[1]));
+  if (summary.rows > 0 && summary.failed === summary.rows && columns)
+    summary.suggested_mapping = suggestMapping(columns);
   summary.hint = importHint(summary);
   summary.seconds = Math.round((performance.now() - started) / 10) / 100;
   return summary;

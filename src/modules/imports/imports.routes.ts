@@ -37,7 +37,13 @@ const ImportStatus = component(
         problems: Type.Record(Type.String(), Type.Integer(), {
           description: 'quality-check reasons of the imported products, most frequent first',
         }),
-        hint: Type.Union([Type.String(), Type.Null()], { description: 'what to fix, when products are in problem' }),
+        hint: Type.Union([Type.String(), Type.Null()], {
+          description: 'what to fix, when products are in problem or no row was accepted',
+        }),
+        suggested_mapping: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+          description:
+            'when no row was accepted and the columns look like catalog fields under other names: the `fields` of a mapping profile that would read them (file column → canonical field)',
+        }),
         mode: Type.String({ description: 'replace or merge' }),
         dry_run: Type.Boolean(),
         seconds: Type.Number(),

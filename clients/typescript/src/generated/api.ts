@@ -1110,7 +1110,7 @@ export interface components {
                 failures: {
                     [key: string]: number;
                 };
-                /** @description what to fix, when products are in problem */
+                /** @description what to fix, when products are in problem or no row was accepted */
                 hint: string | null;
                 inserted: number;
                 /** @description replace or merge */
@@ -1125,6 +1125,10 @@ export interface components {
                 statuses: {
                     [key: string]: number;
                 };
+                /** @description when no row was accepted and the columns look like catalog fields under other names: the `fields` of a mapping profile that would read them (file column → canonical field) */
+                suggested_mapping: {
+                    [key: string]: string;
+                } | null;
                 /** @description rows identical to what is stored: nothing written */
                 unchanged: number;
                 updated: number;
