@@ -14,6 +14,7 @@ import * as storefront from './migrations/0011-storefront.js';
 import * as collectionMemberLookup from './migrations/0012-collection-member-lookup.js';
 import * as changeFeed from './migrations/0013-change-feed.js';
 import { searchPerStoreMigration } from './migrations/0014-search-per-store.js';
+import { collectionSortKeysMigration } from './migrations/0015-collection-sort-keys.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -33,6 +34,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0012-collection-member-lookup': collectionMemberLookup,
     '0013-change-feed': changeFeed,
     '0014-search-per-store': searchPerStoreMigration(dialect),
+    '0015-collection-sort-keys': collectionSortKeysMigration(dialect),
   };
 }
 

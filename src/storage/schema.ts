@@ -146,6 +146,13 @@ export interface CollectionMembersTable {
   store_id: string;
   collection_id: string;
   product_code: string;
+}
+
+/** A product's sort key under one collection sort (sortSpec), shared by every collection sorted that way. */
+export interface CollectionSortKeysTable {
+  store_id: string;
+  sort_spec: string;
+  product_code: string;
   sort_key: string;
 }
 
@@ -275,6 +282,7 @@ export interface Database {
   feed_cursors: FeedCursorsTable;
   collections: CollectionsTable;
   collection_members: CollectionMembersTable;
+  collection_sort_keys: CollectionSortKeysTable;
   collection_hidden_products: CollectionHiddenProductsTable;
   search_vocab: SearchVocabTable;
   product_pins: ProductPinsTable;

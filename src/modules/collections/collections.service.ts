@@ -18,6 +18,7 @@ import {
   RuleError,
   RuleIndex,
   sortKey,
+  sortSpec,
   type AudienceResolver,
   type CompiledFilters,
   type SortField,
@@ -54,6 +55,8 @@ interface LiveRule {
   id: string;
   filters: CompiledFilters;
   sort: SortField[];
+  /** sortSpec(sort): the key space its members' sort keys live in. */
+  spec: string;
 }
 interface LiveRules {
   signature: string;
@@ -204,10 +207,24 @@ export class CollectionsService {
     const resolver = await this.audiences(storeId, trx);
     const filters = compileFilters(doc.filters, resolver);
     const sort = compileSort(doc.sortBy);
+    const members = products.filter((p) => matches(filters, p.attributes, resolver));
     await repo.insertMembers(
       trx,
-      products.filter((p) => matches(filters, p.attributes, resolver)).map((p) => memberRow(storeId, doc.id, p, sort)),
+      members.map((p) => ({ store_id: storeId, collection_id: doc.id, product_code: p.code })),
     );
+    const spec = sortSpec(sort);
+    if (spec !== '')
+      await this.#writeSortKeys(trx, storeId, spec, new Map(members.map((p) => [p.code, sortKey(sort, p.attributes)])));
+  }
+
+  /** Writes the keys under `spec` that are missing or differ from the stored ones (most are unchanged). */
+  async #writeSortKeys(trx: Db, storeId: string, spec: string, wanted: Map<string, string>) {
+    const stored = await repo.sortKeysOf(trx, storeId, spec, [...wanted.keys()]);
+    const rows: repo.SortKeyRow[] = [];
+    for (const [code, key] of wanted)
+      if (stored.get(code) !== key)
+        rows.push({ store_id: storeId, sort_spec: spec, product_code: code, sort_key: key });
+    await repo.upsertSortKeys(trx, rows);
   }
 
   /**
@@ -311,22 +328,32 @@ export class CollectionsService {
         [...visible],
         chunk.filter((code) => !visible.has(code)),
       );
+      const found = new Set(products.map((p) => p.code));
+      const gone = chunk.filter((code) => !found.has(code));
+      if (gone.length > 0) await repo.deleteSortKeys(trx, storeId, gone);
       if (live.size === 0) continue;
       const desired = new Map<string, repo.MemberRow>();
+      // One key per product and sort spec, whatever the number of collections sorted that way.
+      const keys = new Map<string, Map<string, string>>();
       for (const product of products) {
         for (const collection of live.index.matching(product.attributes)) {
-          const row = memberRow(storeId, collection.id, product, collection.sort);
+          const row = { store_id: storeId, collection_id: collection.id, product_code: product.code };
           desired.set(membershipKey(row), row);
+          if (collection.spec === '') continue;
+          let bySpec = keys.get(collection.spec);
+          if (!bySpec) keys.set(collection.spec, (bySpec = new Map()));
+          if (!bySpec.has(product.code)) bySpec.set(product.code, sortKey(collection.sort, product.attributes));
         }
       }
       await this.#applyMembershipDiff(trx, storeId, live, desired, await repo.membershipRowsOf(trx, storeId, chunk));
+      for (const [spec, wanted] of keys) await this.#writeSortKeys(trx, storeId, spec, wanted);
     }
   }
 
   /**
-   * Writes only what changed: a product that stays in its collections with the same sort key
-   * costs no write, one whose sort field changed moves in place (upsert), and one that no longer
-   * matches leaves. Memberships of static or frozen collections are not the follower's to touch.
+   * Writes only what changed: a product that stays in its collections costs no membership write
+   * (its new sort keys are written apart, once per sort spec), one that no longer matches leaves.
+   * Memberships of static or frozen collections are not the follower's to touch.
    */
   async #applyMembershipDiff(
     trx: Db,
@@ -344,10 +371,10 @@ export class CollectionsService {
         const collections = leaving.get(row.product_code) ?? [];
         collections.push(row.collection_id);
         leaving.set(row.product_code, collections);
-      } else if (wanted.sort_key === row.sort_key) desired.delete(key);
+      } else desired.delete(key);
     }
     for (const [code, collectionIds] of leaving) await repo.deleteMemberships(trx, storeId, code, collectionIds);
-    await repo.upsertMembers(trx, [...desired.values()]);
+    await repo.insertMembers(trx, [...desired.values()]);
   }
 
   /**
@@ -360,7 +387,8 @@ export class CollectionsService {
     if (cached && cached.signature === signature && cached.resolver === resolver) return cached;
     const rules = (await repo.liveRuleCollections(trx, storeId)).map((row) => {
       const doc = JSON.parse(row.document) as CollectionDocument;
-      return { id: row.id, filters: compileFilters(doc.filters, resolver), sort: compileSort(doc.sortBy) };
+      const sort = compileSort(doc.sortBy);
+      return { id: row.id, filters: compileFilters(doc.filters, resolver), sort, spec: sortSpec(sort) };
     });
     const live = {
       signature,
@@ -443,7 +471,8 @@ export class CollectionsService {
     let rest: typeof heroes = [];
     const remaining = page.limit - firstHeroes.length;
     if (!isStatic(view) && remaining > 0) {
-      const codes = await repo.pageOfVisibleMembers(this.storage.db, store.id, id, view.heroProducts, {
+      const spec = sortSpec(compileSort(view.sortBy));
+      const codes = await repo.pageOfVisibleMembers(this.storage.db, store.id, id, spec, view.heroProducts, {
         offset: Math.max(0, page.offset - heroes.length),
         limit: remaining,
       });
@@ -455,18 +484,4 @@ export class CollectionsService {
 
 function membershipKey(row: repo.MemberRow): string {
   return `${row.collection_id}\u0000${row.product_code}`;
-}
-
-function memberRow(
-  storeId: string,
-  collectionId: string,
-  product: ProductRecord,
-  sort: ReturnType<typeof compileSort>,
-): repo.MemberRow {
-  return {
-    store_id: storeId,
-    collection_id: collectionId,
-    product_code: product.code,
-    sort_key: sortKey(sort, product.attributes),
-  };
 }
