@@ -112,6 +112,34 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
   return (parsed as { data: T }).data;
 }
 
+/** Downloads an authorised file (the export) through fetch, since a plain link cannot carry the token. */
+export async function download(path: string, query: Query, filename: string): Promise<void> {
+  const token = loadSession()?.token;
+  let response: Response;
+  try {
+    response = await fetch(url(path, query), {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    throw new ApiError('Vitrine cannot be reached: check the network or that the server is running.', 0, null);
+  }
+  if (!response.ok) {
+    const parsed: unknown = await response.json().catch(() => null);
+    throw new ApiError(
+      explain(response.status, messageOf(parsed), false),
+      response.status,
+      response.headers.get('x-request-id'),
+    );
+  }
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
 // ---- the shapes the console reads ---------------------------------------------------------------
 
 export interface StoreRef {

@@ -359,6 +359,35 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     assert.equal(await page.getByLabel('Status').inputValue(), 'active');
   });
 
+  it('deletes a collection after asking, and exports the products as CSV', async () => {
+    // still on the collection's editor, where the last test left it
+    await page.getByRole('heading', { name: 'Edit Dresses under 60' }).waitFor();
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    await page.getByRole('button', { name: 'Delete collection' }).click();
+    await page.waitForURL(/#\/s\/[^/]+\/collections$/);
+    await page.getByTestId('collections').waitFor();
+    assert.equal(await page.getByTestId('collections').getByText('Dresses under 60').count(), 0);
+
+    await page.goto(console(`#/s/${store.store_uuid}/products?status=problem`));
+    await page.getByTestId('products').locator('tbody tr').first().waitFor();
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export problem products (CSV)' }).click(),
+    ]);
+    assert.match(file.suggestedFilename(), /^Boutique products \(problem\)\.csv$/);
+    const csv = fs.readFileSync((await file.path())!, 'utf8');
+    const lines = csv.trim().split('\n');
+    assert.match(lines[0], /product_code/);
+    // the two without a price, and the bag imported with the suggested mapping (no image)
+    assert.deepEqual(
+      lines
+        .slice(1)
+        .map((l) => l.split(',')[0])
+        .sort(),
+      ['10017413', 'NOPRICE-1', 'NOPRICE-2'],
+    );
+  });
+
   it('runs a text search as a shopper sees it', async () => {
     await page.goto(console(`#/s/${store.store_uuid}/search`));
     await page.getByLabel('Search as a shopper').fill('red dress');

@@ -153,6 +153,23 @@ export function CollectionEditor({ ctx, id }: { ctx: StoreContext; id: string | 
     }
   };
 
+  const [removal, setRemoval] = useState<{ asking?: boolean; error?: unknown }>({});
+  const remove = async () => {
+    try {
+      const result = await call<{ failed: number; error_info: Array<{ details: string }> }>('/v1/collection', {
+        method: 'DELETE',
+        query: { store_uuid: storeId, ids: id },
+      });
+      if (result.failed > 0)
+        return setRemoval({
+          error: new ApiError(`Vitrine refused: ${result.error_info[0]?.details ?? 'not deleted'}.`, 422, null),
+        });
+      navigate(['s', storeId, 'collections']);
+    } catch (error) {
+      setRemoval({ error });
+    }
+  };
+
   const set = (patch: Partial<Draft>) => {
     setSave({});
     setDraft((d) => ({ ...d, ...patch }));
@@ -246,6 +263,26 @@ export function CollectionEditor({ ctx, id }: { ctx: StoreContext; id: string | 
             {save.done ? <p role="status">Saved.</p> : null}
             <ErrorNotice error={save.error} />
           </form>
+          {id ? (
+            <div class="danger" role="group" aria-label="Delete this collection">
+              {removal.asking ? (
+                <>
+                  <p>Delete “{draft.name || id}”? Its child collections move up to its parent.</p>
+                  <button type="button" class="bad" onClick={() => void remove()}>
+                    Delete collection
+                  </button>{' '}
+                  <button type="button" class="link" onClick={() => setRemoval({})}>
+                    Keep it
+                  </button>
+                </>
+              ) : (
+                <button type="button" class="link" onClick={() => setRemoval({ asking: true })}>
+                  Delete…
+                </button>
+              )}
+              <ErrorNotice error={removal.error} />
+            </div>
+          ) : null}
         </Section>
         <Section title="Preview (not saved)">
           {built.problem ? (

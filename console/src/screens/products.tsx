@@ -1,6 +1,6 @@
 // The products grid: status, failure reason and text filters, 50 per page, fast on 100k products.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { call, firstImage, STATUSES, type ProductPage } from '../api';
+import { call, download, firstImage, STATUSES, type ProductPage } from '../api';
 import type { StoreContext } from '../app';
 import { href, navigate, useRoute } from '../router';
 import { ErrorNotice, Pager, price, StatusBadge, text, Thumb, useLoad } from '../ui';
@@ -16,6 +16,7 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const [typed, setTyped] = useState(q);
   useEffect(() => setTyped(q), [q]);
+  const [exportError, setExportError] = useState<unknown>(null);
   const started = useRef(0);
   const table = useRef<HTMLTableElement>(null);
 
@@ -70,6 +71,20 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
           />
         </label>
         <button type="submit">Filter</button>
+        <button
+          type="button"
+          class="link"
+          onClick={() => {
+            setExportError(null);
+            download(
+              '/v1/products/export',
+              { store_uuid: storeId, format: 'csv', status },
+              `${ctx.store.store_name} products${status ? ` (${status})` : ''}.csv`,
+            ).catch(setExportError);
+          }}
+        >
+          Export {status ? `${status} products` : 'all products'} (CSV)
+        </button>
         {reason ? (
           <span class="chip" data-testid="reason-filter">
             failing: {reason}{' '}
@@ -79,7 +94,7 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
           </span>
         ) : null}
       </form>
-      <ErrorNotice error={page.error} />
+      <ErrorNotice error={page.error ?? exportError} />
       {page.data ? (
         <>
           <table class="table products" ref={table} data-testid="products" aria-busy={page.loading}>
