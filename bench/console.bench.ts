@@ -1,5 +1,4 @@
-import http from 'node:http';
-import { CHROMIUM_SKIP, launchChromium } from '../test/helpers/browser.js';
+import { CHROMIUM_SKIP, launchChromium, transferSize } from '../test/helpers/browser.js';
 import {
   fmt,
   machineLine,
@@ -21,18 +20,6 @@ if (CHROMIUM_SKIP) {
 }
 
 const ROUNDS = 7;
-
-function transferSize(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers: { 'accept-encoding': 'br, gzip' } }, (res) => {
-        let bytes = 0;
-        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        res.on('end', () => resolve(bytes));
-      })
-      .on('error', reject);
-  });
-}
 
 const rows = readStyles();
 const sections: string[] = [];

@@ -1,12 +1,12 @@
 // Screenshots of the console's main screens for the README and docs/console/, over the shipped demo
 // store (216 products with photos): `npm run build && node scripts/console-screenshots.mjs`.
-// Needs Chromium (/usr/bin/chromium or VITRINE_CHROMIUM).
+// Needs Chromium (/usr/bin/chromium or VITRINE_CHROMIUM), launched as the browser tests do.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../dist/test/helpers/browser.js';
 
 const out = path.resolve('docs/console');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-shots-'));
@@ -95,18 +95,7 @@ await call('POST', `/v1/collection?store_uuid=${store}`, [
   },
 ]);
 
-const browser = await chromium.launch({
-  executablePath: process.env.VITRINE_CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--no-first-run',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   const shot = async (name, fullPage = false) => {

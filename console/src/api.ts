@@ -83,25 +83,13 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.json);
   }
-  let response: Response;
-  try {
-    response = await fetch(url(path, options.query), {
-      method: options.method ?? 'GET',
-      headers,
-      body,
-      signal: options.signal,
-      cache: 'no-store',
-      credentials: 'omit',
-    });
-  } catch (error) {
-    if ((error as Error).name === 'AbortError') throw error;
-    throw new ApiError('Vitrine cannot be reached: check the network or that the server is running.', 0, null);
-  }
-  const requestId = response.headers.get('x-request-id');
+  const response = await send(
+    path,
+    options.query,
+    { method: options.method ?? 'GET', headers, body, signal: options.signal },
+    !!options.admin,
+  );
   const type = response.headers.get('content-type') ?? '';
-  const parsed: unknown = type.includes('application/json') ? await response.json().catch(() => null) : null;
-  if (!response.ok)
-    throw new ApiError(explain(response.status, messageOf(parsed), !!options.admin), response.status, requestId);
   if (type.includes('application/x-ndjson')) {
     const text = await response.text();
     return text
@@ -109,30 +97,32 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as unknown) as T;
   }
-  return (parsed as { data: T }).data;
+  return ((await response.json()) as { data: T }).data;
+}
+
+/** One request with the console's fetch settings; a failure becomes an ApiError said in words. */
+async function send(path: string, query: Query | undefined, init: RequestInit, admin: boolean): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(url(path, query), { ...init, cache: 'no-store', credentials: 'omit' });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError('Vitrine cannot be reached: check the network or that the server is running.', 0, null);
+  }
+  if (response.ok) return response;
+  const type = response.headers.get('content-type') ?? '';
+  const parsed: unknown = type.includes('application/json') ? await response.json().catch(() => null) : null;
+  throw new ApiError(
+    explain(response.status, messageOf(parsed), admin),
+    response.status,
+    response.headers.get('x-request-id'),
+  );
 }
 
 /** Downloads an authorised file (the export) through fetch, since a plain link cannot carry the token. */
 export async function download(path: string, query: Query, filename: string): Promise<void> {
   const token = loadSession()?.token;
-  let response: Response;
-  try {
-    response = await fetch(url(path, query), {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-      cache: 'no-store',
-      credentials: 'omit',
-    });
-  } catch {
-    throw new ApiError('Vitrine cannot be reached: check the network or that the server is running.', 0, null);
-  }
-  if (!response.ok) {
-    const parsed: unknown = await response.json().catch(() => null);
-    throw new ApiError(
-      explain(response.status, messageOf(parsed), false),
-      response.status,
-      response.headers.get('x-request-id'),
-    );
-  }
+  const response = await send(path, query, { headers: token ? { authorization: `Bearer ${token}` } : {} }, false);
   const link = document.createElement('a');
   link.href = URL.createObjectURL(await response.blob());
   link.download = filename;
@@ -222,6 +212,16 @@ export interface ImportJob {
 export const STATUSES = ['new', 'active', 'problem', 'inactive', 'draft', 'under review'] as const;
 /** `problem` is set by the quality checks only. */
 export const SETTABLE_STATUSES = ['new', 'active', 'inactive', 'draft', 'under review'] as const;
+
+/** The products of the given codes (search and similar hits carry no images, names or prices). */
+export async function productsByCode(storeId: string, codes: string[], signal: AbortSignal): Promise<Product[]> {
+  if (codes.length === 0) return [];
+  const page = await call<ProductPage>('/v1/products', {
+    query: { store_uuid: storeId, product_code: codes.join(','), limit: 100 },
+    signal,
+  });
+  return page.products;
+}
 
 /** The first image of a product: `Image URL 1` … `Image URL 6`. */
 export function firstImage(product: Record<string, unknown>): string | null {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_SKIP, launchChromium } from '../helpers/browser.js';
+import { CHROMIUM_SKIP, launchChromium, transferSize } from '../helpers/browser.js';
 import { drawShape, startImageServer, type ImageServer } from '../helpers/images.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
 
@@ -15,19 +14,6 @@ import { startServe, type ServedVitrine } from '../helpers/serve.js';
 const ADMIN = 'console-test-admin-token-0123456789';
 const BIG_PRODUCTS = 44_000;
 const HOSTILE_NAME = '<img src=x onerror="window.__xss=1">Bold <b>deal</b><script>window.__xss=2</script>';
-
-/** Bytes on the wire for a brotli-accepting browser (fetch would decode them). */
-function transferSize(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers: { 'accept-encoding': 'br' } }, (res) => {
-        let bytes = 0;
-        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        res.on('end', () => resolve(bytes));
-      })
-      .on('error', reject);
-  });
-}
 
 interface CreatedStore {
   workspace_id: string;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`), or VITRINE_CHROMIUM. */
@@ -22,5 +23,18 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--disable-dev-shm-usage',
     ],
+  });
+}
+
+/** Bytes on the wire for a browser that accepts brotli and gzip (fetch would decode them). */
+export function transferSize(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { 'accept-encoding': 'br, gzip' } }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve(bytes));
+      })
+      .on('error', reject);
   });
 }

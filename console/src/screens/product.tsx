@@ -1,6 +1,14 @@
 // One product: every attribute, images, asset links per channel with ranks, status changes, complements, similar.
 import { useState } from 'preact/hooks';
-import { ApiError, call, SETTABLE_STATUSES, type Member, type ProductPage, type StoreDetails } from '../api';
+import {
+  ApiError,
+  call,
+  productsByCode,
+  SETTABLE_STATUSES,
+  type Member,
+  type ProductPage,
+  type StoreDetails,
+} from '../api';
 import type { StoreContext } from '../app';
 import { href } from '../router';
 import { ErrorNotice, price, Section, StatusBadge, text, Thumb, useLoad } from '../ui';
@@ -218,14 +226,12 @@ function Related({ storeId, code }: { storeId: string; code: string }) {
       throw error;
     }
     // Hits carry code, score and image; names, categories and prices come from the products.
-    const page =
-      hits.length > 0
-        ? await call<ProductPage>('/v1/products', {
-            query: { store_uuid: storeId, product_code: hits.map((h) => h.product_code).join(','), limit: 100 },
-            signal,
-          })
-        : { products: [], total: 0 };
-    const byCode = new Map(page.products.map((p) => [p.product_code, p]));
+    const products = await productsByCode(
+      storeId,
+      hits.map((h) => h.product_code),
+      signal,
+    );
+    const byCode = new Map(products.map((p) => [p.product_code, p]));
     return hits.map((hit) => {
       const p = byCode.get(hit.product_code);
       return {

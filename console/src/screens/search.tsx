@@ -1,6 +1,6 @@
 // The search playground: text search and search by photo as a shopper gets them, and the store's synonyms.
 import { useEffect, useState } from 'preact/hooks';
-import { call, firstImage, type ProductPage } from '../api';
+import { call, firstImage, productsByCode } from '../api';
 import type { StoreContext } from '../app';
 import { href } from '../router';
 import { ErrorNotice, Section, Thumb, useDebounced, useLoad } from '../ui';
@@ -42,14 +42,12 @@ function TextSearch({ storeId }: { storeId: string }) {
     if (!query) return null;
     const hits = await call<Hit[]>('/v1/search', { query: { store_uuid: storeId, query, limit: 24 }, signal });
     // Hits carry code, title and score; the thumbnails come from the products themselves.
-    const page =
-      hits.length > 0
-        ? await call<ProductPage>('/v1/products', {
-            query: { store_uuid: storeId, product_code: hits.map((h) => h.product_code).join(','), limit: 100 },
-            signal,
-          })
-        : { products: [], total: 0 };
-    return { hits, images: new Map(page.products.map((p) => [p.product_code, firstImage(p)])) };
+    const products = await productsByCode(
+      storeId,
+      hits.map((h) => h.product_code),
+      signal,
+    );
+    return { hits, images: new Map(products.map((p) => [p.product_code, firstImage(p)])) };
   }, `${storeId}|${query}`);
   return (
     <Section title="Text search">
