@@ -34,6 +34,12 @@ export interface StorageHandle {
    * per-request lookups use it. Elsewhere it is an ordinary query.
    */
   readCommitted<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
+  /**
+   * A number that changes whenever any connection commits (SQLite: data_version on the read
+   * connection, a few microseconds), so per-request lookups can be reused until something changes.
+   * Absent where that cannot be known without a round trip (PostgreSQL, in-memory SQLite).
+   */
+  committedVersion?: () => number;
   /** PostgreSQL: the schema the tables live in (migrations check their own tables there). */
   readonly schema?: string;
   /**

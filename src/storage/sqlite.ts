@@ -102,6 +102,7 @@ export function openSqlite(url: string): StorageHandle {
   const reader = target === ':memory:' ? undefined : new SqliteDatabase(target, { readonly: true });
   reader?.pragma('busy_timeout = 5000');
   const prepareRead = reader && statementCache(reader);
+  const dataVersion = reader?.prepare('PRAGMA data_version').pluck();
   return {
     db,
     dialect: sqliteDialect,
@@ -109,6 +110,7 @@ export function openSqlite(url: string): StorageHandle {
     readCommitted: prepareRead
       ? async <Row>(query: CompiledQuery<Row>) => prepareRead(query.sql).all(...query.parameters) as Row[]
       : async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
+    committedVersion: dataVersion && (() => dataVersion.get() as number),
     close: async () => {
       await db.destroy();
       reader?.close();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
+import { CommittedReadCache } from '../../storage/committed-cache.js';
 import { InvalidInputError, NotFoundError, StoreNotFoundError } from '../../errors.js';
 import { isUniqueViolation } from '../../storage/sql-errors.js';
 import { defaultMappingProfile, parseMappingProfile, type MappingProfile } from '../products/mapping-profile.js';
@@ -104,9 +105,14 @@ export class StoresService {
   #channelUsage: ChannelUsage | undefined;
   /** The browser origins each store allows, cached for the CORS hooks. */
   readonly cors: CorsPolicy;
+  // The per-request token lookups (by token hash; by token hash and store), reused until the next commit.
+  readonly #tokens: CommittedReadCache<AuthContext | undefined>;
+  readonly #tokensWithStore: CommittedReadCache<{ auth: AuthContext; store: Store | null } | undefined>;
 
   constructor(private readonly storage: StorageHandle) {
     this.cors = new CorsPolicy(storage.db);
+    this.#tokens = new CommittedReadCache(storage);
+    this.#tokensWithStore = new CommittedReadCache(storage);
   }
 
   /** Lets the assets module fill `channels` in store details without this module knowing about assets. */
@@ -269,14 +275,17 @@ export class StoresService {
   async authenticate(token: string): Promise<AuthContext | undefined> {
     if (!looksLikeApiToken(token)) return undefined;
     const hash = hashApiToken(token);
-    const row = await repo.findActiveTokenByHash(this.storage.db, hash);
-    if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
-    return authContext(row);
+    return this.#tokens.get(hash, async () => {
+      const row = await repo.findActiveTokenByHash(this.storage.db, hash);
+      if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
+      return authContext(row);
+    });
   }
 
   /**
    * Resolves a token and, in one lookup, the store the request names (when it is in the token's
    * workspace). `store` is null for a foreign or unknown store, undefined when none was named.
+   * Every request makes this lookup: its answer is reused until the next commit (CommittedReadCache).
    */
   async authenticateForStore(
     token: string,
@@ -288,16 +297,18 @@ export class StoresService {
     }
     if (!looksLikeApiToken(token)) return undefined;
     const hash = hashApiToken(token);
-    const row = await repo.findActiveTokenWithStore(this.storage, hash, storeUuid);
-    if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
-    const auth = authContext({
-      workspace_id: row.token_workspace_id,
-      id: row.token_id,
-      scope: row.token_scope,
-      store_ids: row.token_store_ids,
+    return this.#tokensWithStore.get(`${hash}\u0000${storeUuid}`, async () => {
+      const row = await repo.findActiveTokenWithStore(this.storage, hash, storeUuid);
+      if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
+      const auth = authContext({
+        workspace_id: row.token_workspace_id,
+        id: row.token_id,
+        scope: row.token_scope,
+        store_ids: row.token_store_ids,
+      });
+      if (row.id === null) return { auth, store: null };
+      return { auth, store: storeFromRow(row as Parameters<typeof storeFromRow>[0]) };
     });
-    if (row.id === null) return { auth, store: null };
-    return { auth, store: storeFromRow(row as Parameters<typeof storeFromRow>[0]) };
   }
 
   /** A store of the caller's workspace; any other id, foreign or unknown, is the same 404. */
