@@ -160,6 +160,24 @@ for (const dialect of DIALECTS) {
       assert.equal(Number(answered?.[1]), RATE_LIMIT, 'every process counted, summed once');
     });
 
+    it('keeps one budget when a burst of requests arrives at once (counts asked for in batches)', async () => {
+      const burst = jsonOf(runCli(database(), ['token', 'create', '--workspace', store.workspace_id, '--json']));
+      const url = `${served.url}/v1/stores?store_uuid=${store.store_uuid}`;
+      const statuses = await Promise.all(Array.from({ length: RATE_LIMIT + 6 }, () => get(url, burst.api_token)));
+      const counted = statuses.map((answer) => answer.status);
+      assert.equal(counted.filter((status) => status === 200).length, RATE_LIMIT);
+      assert.equal(counted.filter((status) => status === 429).length, 6);
+    });
+
+    it('refuses a token in every process as soon as the CLI revokes it (no stale token lookup)', async () => {
+      const token = jsonOf(runCli(database(), ['token', 'create', '--workspace', store.workspace_id, '--json']));
+      const url = `${served.url}/v1/stores?store_uuid=${store.store_uuid}`;
+      // Both processes have looked the token up (and may keep the answer while nothing changes).
+      for (let i = 0; i < 3; i++) assert.equal((await get(url, token.api_token)).status, 200);
+      assert.equal(runCli(database(), ['token', 'revoke', token.token_id]).status, 0);
+      for (let i = 0; i < 4; i++) assert.equal((await get(url, token.api_token)).status, 401);
+    });
+
     it('starts a process that dies again, and stops every process on SIGTERM', async () => {
       const [first, second] = pidsOf(served.output());
       process.kill(second, 'SIGKILL');
