@@ -13,6 +13,7 @@ import {
   startServerProcess,
   storeWithProducts,
   toProduct,
+  waitForBackground,
 } from './lib/harness.js';
 
 // Assets: link 6 images to each catalog product through POST /v1/assets, then GET /v1/assets?limit=50.
@@ -65,6 +66,9 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
       }),
     );
     const linkSeconds = (performance.now() - started) / 1000;
+    // The followers (search by photo's image catalog, the change feed) work through the new links in
+    // the background: the list is measured once they are done, not against them.
+    const catchUpSeconds = await waitForBackground(base);
     // What an operator does after a bulk load on PostgreSQL: give the planner statistics (SQLite: a no-op here).
     if (engine === 'postgres') {
       const analyze = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
@@ -101,6 +105,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
       links,
       linksPerSecond: links / linkSeconds,
       linkSeconds,
+      catchUpSeconds,
       http,
       bare: bareResult.rps,
       bytes: Buffer.byteLength(sample),
@@ -121,11 +126,11 @@ else console.log('assets.bench: PostgreSQL not reachable, its half SKIPPED');
 const table = [
   `${fmt(products.length)} catalog products, 6 image links each (\`Image URL 1\`…\`6\`), ${ITEMS_PER_REQUEST} products (${ITEMS_PER_REQUEST * 6} links) per POST /v1/assets, 4 concurrent clients.`,
   '',
-  '| engine | links/s | links | time s | `GET /v1/assets?limit=50` req/s (50 conn.) | p50 ms | p99 ms | body bytes | bare route, same body, req/s | HTTP / bare |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| engine | links/s | links | time s | background catch-up s | `GET /v1/assets?limit=50` req/s (50 conn.) | p50 ms | p99 ms | body bytes | bare route, same body, req/s | HTTP / bare |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...results.map(
     (r) =>
-      `| ${r.engine} | **${fmt(r.linksPerSecond)}** | ${fmt(r.links)} | ${fmt(r.linkSeconds, 1)} | **${fmt(r.http.rps)}** | ${r.http.p50} | ${r.http.p99} | ${fmt(r.bytes)} | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`,
+      `| ${r.engine} | **${fmt(r.linksPerSecond)}** | ${fmt(r.links)} | ${fmt(r.linkSeconds, 1)} | ${fmt(r.catchUpSeconds, 1)} | **${fmt(r.http.rps)}** | ${r.http.p50} | ${r.http.p99} | ${fmt(r.bytes)} | ${fmt(r.bare)} | ${fmt((r.http.rps / r.bare) * 100, 1)} % |`,
   ),
   '',
   'Compression of the same list (`Accept-Encoding`; @fastify/compress, brotli quality 4, gzip level 6):',
@@ -137,7 +142,7 @@ const table = [
       `| ${r.engine} | ${fmt(r.bytes)} | ${fmt(r.brBytes)} | **${fmt(r.bytes / r.brBytes, 1)}×** | ${fmt(r.gzipBytes)} | ${fmt(r.bytes / r.gzipBytes, 1)}× | ${fmt(r.compressed.rps)} | ${r.compressed.p50} | ${r.compressed.p99} |`,
   ),
   '',
-  `Target: ≥ 10,000 links/s on SQLite. PostgreSQL: \`ANALYZE\` after the bulk load, before listing. ${seconds} s per measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,
+  `Target: ≥ 10,000 links/s on SQLite. Background catch-up: after the last link is stored, until every change-log follower (search by photo's image catalog, …) has applied it; the list is measured after it. PostgreSQL: \`ANALYZE\` after the bulk load, before listing. ${seconds} s per measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,
 ].join('\n');
 console.log(table);
 recordSection('Assets: linking and listing (44k catalog × 6 images)', table);

@@ -239,6 +239,23 @@ export async function storeWithProducts(
 }
 
 /** The bare Fastify route serving exactly `body`, loaded like the route it is compared with. */
+/**
+ * Waits until every change-log follower of the server has applied everything (the `vitrine_change_log_lag`
+ * gauges of /metrics are all 0), so that a read is measured on a server that is not still indexing the
+ * load before it. Returns the seconds it waited.
+ */
+export async function waitForBackground(base: string, timeoutMs = 300_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const lags = [...text.matchAll(/^vitrine_change_log_lag\{[^}]*\} (\d+)/gm)].map((match) => Number(match[1]));
+    if (lags.every((lag) => lag === 0)) return (performance.now() - started) / 1000;
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`background work still behind after ${timeoutMs / 1000} s: ${lags.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 export async function bareRouteWith(body: string, seconds: number): Promise<LoadResult> {
   const bodyFile = path.join(os.tmpdir(), `vitrine-bare-body-${process.pid}-${Date.now()}.json`);
   fs.writeFileSync(bodyFile, body);

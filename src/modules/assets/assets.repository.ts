@@ -168,11 +168,12 @@ export async function channelUsage(db: Db, storeId: string): Promise<Record<stri
 }
 
 /** Image links of the given parent codes, any channel (what search by photo indexes). */
-export function imageLinksOf(db: Db, storeId: string, parentCodes: string[]) {
+export function imageLinksOf(db: Db, storeId: string, channels: string[], parentCodes: string[]) {
   return db
     .selectFrom('asset_links')
     .select(['parent_code', 'asset_id', 'url'])
     .where('store_id', '=', storeId)
+    .where('channel', 'in', channels)
     .where('asset_type', '=', 'image')
     .where('parent_code', 'in', parentCodes)
     .execute();

@@ -225,9 +225,13 @@ export class AssetsService {
 
   /** Image links of the given parent codes in every channel, in the caller's transaction (search by photo indexes them). */
   async imageLinksOf(db: Db, storeId: string, parentCodes: string[]) {
-    const links = [];
+    const links: Awaited<ReturnType<typeof repo.imageLinksOf>> = [];
+    if (parentCodes.length === 0) return links;
+    // Naming the store's channels (fixed when it was created) lets the lookup use the links' primary
+    // key (store, channel, type, parent) instead of reading every link of the store.
+    const { channels } = await this.stores.getStore(storeId, db);
     for (const chunk of chunked(db, parentCodes, { maxItems: 500 }))
-      links.push(...(await repo.imageLinksOf(db, storeId, chunk)));
+      links.push(...(await repo.imageLinksOf(db, storeId, channels, chunk)));
     return links;
   }
 
