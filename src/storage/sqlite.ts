@@ -5,10 +5,12 @@ import {
   CompiledQuery,
   sql,
   Kysely,
+  RawNode,
+  SelectQueryNode,
   SqliteDialect,
-  SqliteDriver,
   type DatabaseConnection,
-  type SqliteDialectConfig,
+  type Driver,
+  type QueryResult,
   type SelectQueryBuilder,
   type SqliteDatabase as KyselySqliteDatabase,
 } from 'kysely';
@@ -52,33 +54,122 @@ function statementCache(connection: SqliteDatabase.Database) {
   };
 }
 
-function withStatementCache(connection: SqliteDatabase.Database): KyselySqliteDatabase {
-  const prepare = statementCache(connection);
-  return {
-    close: () => {
-      connection.close();
-    },
-    prepare: (sql: string) => prepare(sql),
-  };
+type Prepare = (sql: string) => SqliteDatabase.Statement;
+
+/** Kysely's one-holder-at-a-time lock of the writer connection (as in its own SQLite driver). */
+class ConnectionMutex {
+  #held: Promise<void> | undefined;
+  #release: (() => void) | undefined;
+
+  async lock() {
+    while (this.#held) await this.#held;
+    this.#held = new Promise((resolve) => (this.#release = resolve));
+  }
+
+  unlock() {
+    const release = this.#release;
+    this.#held = this.#release = undefined;
+    release?.();
+  }
+}
+
+function run<R>(prepare: Prepare, query: CompiledQuery): QueryResult<R> {
+  const statement = prepare(query.sql);
+  if (statement.reader) return { rows: statement.all(...query.parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(...query.parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/** A query that only reads: a Kysely select, or raw SQL that is one SELECT. */
+const isPlainRead = (query: CompiledQuery) =>
+  SelectQueryNode.is(query.query) || (RawNode.is(query.query) && /^\s*select\b/i.test(query.sql));
+
+/**
+ * One use of the database by Kysely: a single query, or a transaction. Plain reads outside a
+ * transaction run on the read connection at once (committed data, what PostgreSQL's read committed
+ * gives too); anything else takes the writer connection, waiting for its current holder.
+ */
+class RoutedConnection implements DatabaseConnection {
+  #holdsWriter = false;
+
+  constructor(private readonly driver: RoutingSqliteDriver) {}
+
+  async takeWriter() {
+    if (this.#holdsWriter) return;
+    await this.driver.writerLock.lock();
+    this.#holdsWriter = true;
+  }
+
+  releaseWriter() {
+    if (!this.#holdsWriter) return;
+    this.#holdsWriter = false;
+    this.driver.writerLock.unlock();
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.#holdsWriter && this.driver.reads && isPlainRead(query)) return run<R>(this.driver.reads, query);
+    await this.takeWriter();
+    return run<R>(this.driver.writes, query);
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not used on SQLite');
+  }
 }
 
 /**
+ * Kysely's SQLite driver, with two differences. Reads outside transactions do not queue behind the
+ * writer: a request's lookup no longer waits for a background follower's transaction to commit.
  * Write transactions take the write lock when they begin (BEGIN IMMEDIATE), so that the busy timeout
  * applies: with several processes on one file (`vitrine serve --processes N`, the CLI beside the
  * server), a deferred transaction that read first and then wants to write is refused at once with
  * SQLITE_BUSY instead of waiting for the other writer.
  */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+class RoutingSqliteDriver implements Driver {
+  readonly writerLock = new ConnectionMutex();
+
+  constructor(
+    readonly writes: Prepare,
+    readonly reads: Prepare | undefined,
+    private readonly close: () => void,
+  ) {}
+
+  async init() {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this);
+  }
+
+  async beginTransaction(connection: RoutedConnection) {
+    await connection.takeWriter();
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
-}
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
-    super(settings);
+
+  async commitTransaction(connection: RoutedConnection) {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
   }
+
+  async rollbackTransaction(connection: RoutedConnection) {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async releaseConnection(connection: RoutedConnection) {
+    connection.releaseWriter();
+  }
+
+  async destroy() {
+    this.close();
+  }
+}
+
+class RoutingSqliteDialect extends SqliteDialect {
+  constructor(private readonly driver: RoutingSqliteDriver) {
+    super({ database: {} as KyselySqliteDatabase });
+  }
+
   override createDriver() {
-    return new ImmediateSqliteDriver(this.settings);
+    return this.driver;
   }
 }
 
@@ -94,14 +185,12 @@ export function openSqlite(url: string): StorageHandle {
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 200');
   connection.pragma('synchronous = NORMAL');
-  const db = withDialect(
-    new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) }) }),
-    sqliteDialect,
-  );
-  // An in-memory database cannot be opened twice: there, reads go through Kysely like the rest.
+  // An in-memory database cannot be opened twice: there, reads go through the writer like the rest.
   const reader = target === ':memory:' ? undefined : new SqliteDatabase(target, { readonly: true });
   reader?.pragma('busy_timeout = 5000');
   const prepareRead = reader && statementCache(reader);
+  const driver = new RoutingSqliteDriver(statementCache(connection), prepareRead, () => connection.close());
+  const db = withDialect(new Kysely<Database>({ dialect: new RoutingSqliteDialect(driver) }), sqliteDialect);
   const dataVersion = reader?.prepare('PRAGMA data_version').pluck();
   return {
     db,
