@@ -73,9 +73,30 @@ class ConnectionMutex {
   }
 }
 
+type RowFactory = (values: unknown[]) => Record<string, unknown>;
+const rowFactories = new WeakMap<SqliteDatabase.Statement, RowFactory>();
+
+/**
+ * The rows of a statement that returns data, as objects. better-sqlite3 builds each row object
+ * column by column, which measured 1.5× slower on 300-row pages than reading the rows as arrays
+ * and building the objects here with one literal per statement (its columns known once prepared).
+ */
+function rowsOf(statement: SqliteDatabase.Statement, parameters: readonly unknown[]): Record<string, unknown>[] {
+  let make = rowFactories.get(statement);
+  if (!make) {
+    const names = statement.columns().map((column) => JSON.stringify(column.name));
+    // The names are the statement's own column names, quoted as JSON string literals.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    make = new Function('row', `return {${names.map((name, i) => `${name}: row[${i}]`).join(', ')}};`) as RowFactory;
+    statement.raw(true);
+    rowFactories.set(statement, make);
+  }
+  return (statement.all(...parameters) as unknown[][]).map(make);
+}
+
 function run<R>(prepare: Prepare, query: CompiledQuery): QueryResult<R> {
   const statement = prepare(query.sql);
-  if (statement.reader) return { rows: statement.all(...query.parameters) as R[] };
+  if (statement.reader) return { rows: rowsOf(statement, query.parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(...query.parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
@@ -197,7 +218,7 @@ export function openSqlite(url: string): StorageHandle {
     dialect: sqliteDialect,
     description: `sqlite:${target}`,
     readCommitted: prepareRead
-      ? async <Row>(query: CompiledQuery<Row>) => prepareRead(query.sql).all(...query.parameters) as Row[]
+      ? async <Row>(query: CompiledQuery<Row>) => rowsOf(prepareRead(query.sql), query.parameters) as Row[]
       : async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
     committedVersion: dataVersion && (() => dataVersion.get() as number),
     close: async () => {
