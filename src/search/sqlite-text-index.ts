@@ -85,21 +85,28 @@ export class SqliteTextIndex implements TextIndex {
       );
       await trx.deleteFrom('search_docs').where('store_id', '=', storeId).where('product_code', 'in', chunk).execute();
     }
-    for (const doc of docs) {
+    // Many rows per statement: one statement per document cost more in building and compiling the
+    // query than in SQLite (10,000 products: 699 ms of indexing, 20,000 statements).
+    for (const chunk of chunked(trx, docs, { paramsPerItem: 5, maxItems: 500 })) {
       const inserted = await trx
         .insertInto('search_docs')
-        .values({
-          store_id: storeId,
-          product_code: doc.productCode,
-          title: doc.title,
-          title_terms: doc.titleTerms,
-          concepts: doc.concepts,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await sql`INSERT INTO ${sql.table(table)} (rowid, title, category, other) VALUES (${inserted.id}, ${doc.titleTerms}, ${doc.category}, ${doc.other})`.execute(
-        trx,
+        .values(
+          chunk.map((doc) => ({
+            store_id: storeId,
+            product_code: doc.productCode,
+            title: doc.title,
+            title_terms: doc.titleTerms,
+            concepts: doc.concepts,
+          })),
+        )
+        .returning(['id', 'product_code'])
+        .execute();
+      // RETURNING gives no row order: the rowids are matched by product code (unique per store).
+      const idOf = new Map(inserted.map((row) => [row.product_code, row.id]));
+      const rows = chunk.map(
+        (doc) => sql`(${idOf.get(doc.productCode)}, ${doc.titleTerms}, ${doc.category}, ${doc.other})`,
       );
+      await sql`INSERT INTO ${sql.table(table)} (rowid, title, category, other) VALUES ${sql.join(rows)}`.execute(trx);
     }
   }
 
