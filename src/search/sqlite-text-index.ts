@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { chunked } from '../storage/chunks.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
@@ -142,11 +142,11 @@ export class SqliteTextIndex implements TextIndex {
     const plain = plan.clauses.filter((alts) => !alts.some(isConcept));
     if (conceptClauses.length === 0) {
       if (!table) return [];
-      const rows = await this.#read(sql<Row>`
+      const { rows } = await sql<Row>`
         SELECT d.product_code, d.title, d.title_terms, ${sql.raw(bm25(table))} AS rank
         FROM ${sql.table(table)} f JOIN search_docs d ON d.id = f.rowid
         WHERE ${sql.table(table)} MATCH ${matchExpression(plan, mode)}
-        ORDER BY rank, d.product_code LIMIT ${limit}`);
+        ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db);
       return rows.map(toHit);
     }
     // Every clause must hold ('all'); clauses without concepts rank by bm25, concept clauses filter.
@@ -155,26 +155,18 @@ export class SqliteTextIndex implements TextIndex {
       conceptClauses.map((alts) => conceptClause(table, alts)),
       sql` AND `,
     );
-    const rows =
+    const { rows } =
       plain.length > 0 && table
-        ? await this.#read(sql<Row>`
+        ? await sql<Row>`
           SELECT d.product_code, d.title, d.title_terms, ${sql.raw(bm25(table))} AS rank
           FROM ${sql.table(table)} f JOIN search_docs d ON d.id = f.rowid
           WHERE ${sql.table(table)} MATCH ${matchExpression({ ...plan, clauses: plain }, 'all')} AND ${filters}
-          ORDER BY rank, d.product_code LIMIT ${limit}`)
-        : await this.#read(sql<Row>`
+          ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db)
+        : await sql<Row>`
           SELECT d.product_code, d.title, d.title_terms, 0 AS rank FROM search_docs d
           WHERE d.store_id = ${storeId} AND ${filters}
-          ORDER BY d.product_code LIMIT ${limit}`);
+          ORDER BY d.product_code LIMIT ${limit}`.execute(this.storage.db);
     return rows.map(toHit);
-  }
-
-  /**
-   * Searches read on the read connection (committed data, as a search outside a transaction sees
-   * anyway): they never queue behind a write transaction holding the writer connection.
-   */
-  #read<Row>(query: RawBuilder<Row>): Promise<Row[]> {
-    return this.storage.readCommitted(query.compile(this.storage.db));
   }
 }
 
