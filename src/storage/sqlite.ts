@@ -16,6 +16,7 @@ import {
 } from 'kysely';
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
+import { BackgroundCheckpointer, type HoldWriter } from './sqlite-checkpointer.js';
 import { withDialect } from './dialect.js';
 
 export const sqliteDialect: StorageDialect = {
@@ -130,7 +131,9 @@ class RoutedConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#holdsWriter && this.driver.reads && isPlainRead(query)) return run<R>(this.driver.reads, query);
     await this.takeWriter();
-    return run<R>(this.driver.writes, query);
+    const result = run<R>(this.driver.writes, query);
+    this.driver.checkpointer?.wrote();
+    return result;
   }
 
   // eslint-disable-next-line require-yield
@@ -153,6 +156,7 @@ class RoutingSqliteDriver implements Driver {
   constructor(
     readonly writes: Prepare,
     readonly reads: Prepare | undefined,
+    readonly checkpointer: BackgroundCheckpointer | undefined,
     private readonly close: () => void,
   ) {}
 
@@ -206,14 +210,31 @@ export function openSqlite(url: string): StorageHandle {
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 200');
   connection.pragma('synchronous = NORMAL');
+  // A log that grew large (a big import) is cut back to this size once it has been copied in full.
+  connection.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   // An in-memory database cannot be opened twice: there, reads go through the writer like the rest.
   const reader = target === ':memory:' ? undefined : new SqliteDatabase(target, { readonly: true });
   reader?.pragma('busy_timeout = 5000');
   const prepareRead = reader && statementCache(reader);
-  const driver = new RoutingSqliteDriver(statementCache(connection), prepareRead, () => connection.close());
+  // Holds the writer as a write transaction would: the cluster's lock when there is one, then this process's.
+  const holdWriter: HoldWriter = async (work) => {
+    const held = async () => {
+      await driver.writerLock.lock();
+      try {
+        await work();
+      } finally {
+        driver.writerLock.unlock();
+      }
+    };
+    await (handle.writeGate ? handle.writeGate(held) : held());
+  };
+  const checkpointer = reader && new BackgroundCheckpointer(path.resolve(target), connection, holdWriter);
+  const driver = new RoutingSqliteDriver(statementCache(connection), prepareRead, checkpointer, () =>
+    connection.close(),
+  );
   const db = withDialect(new Kysely<Database>({ dialect: new RoutingSqliteDialect(driver) }), sqliteDialect);
   const dataVersion = reader?.prepare('PRAGMA data_version').pluck();
-  return {
+  const handle: StorageHandle = {
     db,
     dialect: sqliteDialect,
     description: `sqlite:${target}`,
@@ -222,8 +243,10 @@ export function openSqlite(url: string): StorageHandle {
       : async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
     committedVersion: dataVersion && (() => dataVersion.get() as number),
     close: async () => {
+      await checkpointer?.stop();
       await db.destroy();
       reader?.close();
     },
   };
+  return handle;
 }
