@@ -24,7 +24,40 @@ export function tsQueryExpression(plan: QueryPlan, mode: MatchMode): string {
 
 /** PostgreSQL: one row per product with a weighted tsvector under a GIN index. */
 export class PostgresTextIndex implements TextIndex {
+  #settling: Promise<void> | undefined;
+  #settleAgain = false;
+  #canSettle = true;
+
   constructor(private readonly storage: StorageHandle) {}
+
+  /**
+   * GIN's fast update puts new entries in a pending list, merged only once it passes 4 MB (or at
+   * vacuum), and every search reads the whole list: with the follower writing during an import,
+   * search took 13.6 ms at p50 over a 7,500-entry list and 4.4 ms once it was merged. So the list is
+   * merged after each committed batch (cost within the noise of a 44k rebuild). One merge at a time;
+   * writes meanwhile get one more. Merging needs the index's owner: a database user that is not
+   * keeps the usual behaviour.
+   */
+  settle(): Promise<void> {
+    if (!this.#canSettle) return Promise.resolve();
+    if (this.#settling) {
+      this.#settleAgain = true;
+      return this.#settling;
+    }
+    this.#settling = (async () => {
+      do {
+        this.#settleAgain = false;
+        try {
+          await sql`SELECT gin_clean_pending_list('search_docs_tsv_idx'::regclass)`.execute(this.storage.db);
+        } catch (error) {
+          // 42501: not the index's owner.
+          if ((error as { code?: string }).code === '42501') this.#canSettle = false;
+          else throw error;
+        }
+      } while (this.#settleAgain && this.#canSettle);
+    })().finally(() => (this.#settling = undefined));
+    return this.#settling;
+  }
 
   async write(trx: Db, storeId: string, docs: IndexedDoc[], removed: string[]) {
     for (const chunk of chunked(trx, removed)) {

@@ -32,6 +32,8 @@ export interface TextIndex {
   clearStore(trx: Db, storeId: string): Promise<void>;
   /** Best first; `relevance` is positive, higher is better (engine-specific scale). */
   search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]>;
+  /** After writes were committed: tidies what they left for reads to wade through (PostgreSQL). */
+  settle?(): Promise<void>;
 }
 
 export function createTextIndex(storage: StorageHandle): TextIndex {

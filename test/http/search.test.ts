@@ -203,6 +203,35 @@ describeEachDialect('GET /v1/search', (ctx) => {
     assert.equal(json(alias).data[0].product_code, 'J1');
   });
 
+  it('leaves no pending GIN entries behind once the changes are applied (PostgreSQL)', async (test) => {
+    const t = ctx();
+    if (t.dialect !== 'postgres') return test.skip('PostgreSQL only');
+    const { sql } = await import('kysely');
+    const pendingPages = async () =>
+      (
+        await sql<{ pages: number }>`SELECT gin_clean_pending_list('search_docs_tsv_idx'::regclass) AS pages`.execute(
+          t.container.storage.db,
+        )
+      ).rows[0].pages;
+    const products = Array.from({ length: 40 }, (_, i) => ({ ...CATALOG[0], product_code: `GIN${i}` }));
+    // 1. written without the follower's run: the index's own fast update leaves its pending list
+    await t.container.searchIndexer.settled();
+    await pendingPages();
+    await t.container.storage.db
+      .transaction()
+      .execute((trx) =>
+        sql`INSERT INTO search_docs (store_id, product_code, title, title_terms, tsv) VALUES (${t.store.store_uuid}, 'raw', 'raw', 'raw', to_tsvector('simple', 'raw words'))`.execute(
+          trx,
+        ),
+      );
+    assert.ok((await pendingPages()) > 0, 'a plain insert goes to the pending list');
+    // 2. through the API and the change feed: merged after the batch is applied
+    await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: products });
+    assert.equal((await search(t, 'femella')).status, 200);
+    await t.container.searchIndexer.settled();
+    assert.equal(await pendingPages(), 0);
+  });
+
   it("answers another workspace's store with 404", async () => {
     const t = ctx();
     const other = await t.container.stores.createStore({ workspaceName: `search-foreign-${Date.now()}`, name: 'F' });

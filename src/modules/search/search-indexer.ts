@@ -18,6 +18,7 @@ import * as repo from './search.repository.js';
  */
 export class SearchIndexer {
   readonly follower: ChangeFollower;
+  #settling: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly storage: StorageHandle,
@@ -37,6 +38,17 @@ export class SearchIndexer {
         onError,
       },
     );
+    // Not awaited: the read or the background run that applied the changes goes on meanwhile.
+    this.follower.onApplied(() => {
+      this.#settling = (index.settle?.() ?? Promise.resolve()).catch((error: unknown) =>
+        onError?.('search.index', error),
+      );
+    });
+  }
+
+  /** Resolves once the index has been tidied after the changes applied so far (see TextIndex.settle). */
+  async settled() {
+    await this.#settling;
   }
 
   async #reindex(trx: Db, storeId: string, batch: Array<{ seq: number; entity: string; key: string }>) {
@@ -92,6 +104,7 @@ export class SearchIndexer {
       await this.follower.moveCursor(trx, store.id, seq);
       return count;
     });
+    await this.index.settle?.();
     return { indexed, seconds: (performance.now() - started) / 1000 };
   }
 }
