@@ -179,6 +179,19 @@ export class ChangeFeed {
     return Number(row?.change_seq ?? 0);
   }
 
+  /** Changes of a store not yet applied by a consumer, in one read (a search's read-your-writes check). */
+  async lagOf(storeId: string, consumer: string): Promise<number> {
+    const row = await this.storage.db
+      .selectFrom('stores')
+      .leftJoin('feed_cursors', (join) =>
+        join.onRef('feed_cursors.store_id', '=', 'stores.id').on('feed_cursors.consumer', '=', consumer),
+      )
+      .select(['stores.change_seq', 'feed_cursors.seq'])
+      .where('stores.id', '=', storeId)
+      .executeTakeFirst();
+    return Number(row?.change_seq ?? 0) - Number(row?.seq ?? 0);
+  }
+
   /** Changes written but not yet applied, per consumer, summed over the stores it follows (/metrics). */
   async lagByConsumer(): Promise<Record<string, number>> {
     const rows = await this.storage.db

@@ -79,16 +79,7 @@ export class ChangeFollower extends PollingWorker {
 
   /** Changes of a store not yet applied by this consumer. */
   async lag(storeId: string): Promise<number> {
-    const [latest, cursor] = await Promise.all([
-      this.changes.latest(storeId),
-      this.storage.db
-        .selectFrom('feed_cursors')
-        .select('seq')
-        .where('consumer', '=', this.consumer)
-        .where('store_id', '=', storeId)
-        .executeTakeFirst(),
-    ]);
-    return latest - Number(cursor?.seq ?? 0);
+    return this.changes.lagOf(storeId, this.consumer);
   }
 
   /** Applies a store's pending changes in batches; returns how many were applied. */

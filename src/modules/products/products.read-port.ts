@@ -88,12 +88,7 @@ export class ProductsReadPort {
     value: string,
     limit: number,
   ): Promise<Array<{ code: string; title: string }>> {
-    const db = this.storage.db;
-    // Two lookups rather than one OR, so each uses its index.
-    const rows = [
-      ...(await repo.findVisibleByExactCode(db, storeId, 'product_code', value, limit)),
-      ...(await repo.findVisibleByExactCode(db, storeId, 'parent_code', value, limit)),
-    ];
+    const rows = await repo.findVisibleByExactCode(this.storage.db, storeId, value, limit);
     return rows.map((row) => ({ code: row.product_code, title: row.title ?? row.product_code }));
   }
 

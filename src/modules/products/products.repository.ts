@@ -288,21 +288,21 @@ export function pageByCode(db: Db, storeId: string, page: { after: string; limit
 }
 
 /** Visible products whose product_code (or parent_code) is exactly `value`. */
-export function findVisibleByExactCode(
-  db: Db,
-  storeId: string,
-  column: 'product_code' | 'parent_code',
-  value: string,
-  limit: number,
-) {
+export function findVisibleByExactCode(db: Db, storeId: string, value: string, limit: number) {
+  // One statement, two lookups rather than one OR, so each uses its index (the code's, the parent's).
+  const lookup = (column: 'product_code' | 'parent_code') =>
+    db
+      .selectFrom('products')
+      .select(['product_code', 'title'])
+      .where('store_id', '=', storeId)
+      .where(column, '=', value)
+      .where('status', 'in', [...VISIBLE_STATUSES])
+      .orderBy('product_code')
+      .limit(limit);
   return db
-    .selectFrom('products')
-    .select(['product_code', 'title'])
-    .where('store_id', '=', storeId)
-    .where(column, '=', value)
-    .where('status', 'in', [...VISIBLE_STATUSES])
-    .orderBy('product_code')
-    .limit(limit)
+    .selectFrom(lookup('product_code').as('by_code'))
+    .selectAll()
+    .unionAll(db.selectFrom(lookup('parent_code').as('by_parent')).selectAll())
     .execute();
 }
 

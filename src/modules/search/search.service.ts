@@ -89,17 +89,18 @@ export class SearchService {
   async search(store: Store, input: { query: string; offset: number; limit: number }): Promise<SearchResult[]> {
     const query = input.query.trim();
     if (query === '') throw new InvalidInputError("query parameter 'query' must not be empty", 'query');
-    await this.indexer.follower.readYourWrites(store.id);
-
     const wanted = input.offset + input.limit;
+    // Independent round trips at once (on PostgreSQL each is one): the exact-code lookup reads the
+    // products, the vocabulary must follow the index once read-your-writes has brought it up to date.
+    const [exact, vocabulary] = await Promise.all([
+      this.products.visibleByExactCode(store.id, query, wanted),
+      this.indexer.follower.readYourWrites(store.id).then(() => this.#vocabulary(store.id)),
+    ]);
     const results = new Map<string, SearchResult>();
     // An exact product or parent code ranks first.
-    for (const hit of await this.products.visibleByExactCode(store.id, query, wanted)) {
-      results.set(hit.code, { product_code: hit.code, title: hit.title, score: 1 });
-    }
+    for (const hit of exact) results.set(hit.code, { product_code: hit.code, title: hit.title, score: 1 });
 
     // A query ending in a space has a finished last word; otherwise the last word may be cut short.
-    const vocabulary = await this.#vocabulary(store.id);
     const wide = planQuery(query, vocabulary, this.#synonymsOf(store), {
       lastWordIsPrefix: !/\s$/.test(input.query),
       concepts: true,
