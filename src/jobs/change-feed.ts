@@ -179,8 +179,8 @@ export class ChangeFeed {
     return Number(row?.change_seq ?? 0);
   }
 
-  /** Changes of a store not yet applied by a consumer, in one read (a search's read-your-writes check). */
-  async lagOf(storeId: string, consumer: string): Promise<number> {
+  /** A store's latest sequence and a consumer's cursor on it, in one read (a search's read-your-writes check). */
+  async positionOf(storeId: string, consumer: string): Promise<{ latest: number; cursor: number }> {
     const row = await this.storage.db
       .selectFrom('stores')
       .leftJoin('feed_cursors', (join) =>
@@ -189,7 +189,7 @@ export class ChangeFeed {
       .select(['stores.change_seq', 'feed_cursors.seq'])
       .where('stores.id', '=', storeId)
       .executeTakeFirst();
-    return Number(row?.change_seq ?? 0) - Number(row?.seq ?? 0);
+    return { latest: Number(row?.change_seq ?? 0), cursor: Number(row?.seq ?? 0) };
   }
 
   /** Changes written but not yet applied, per consumer, summed over the stores it follows (/metrics). */

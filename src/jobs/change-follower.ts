@@ -79,7 +79,8 @@ export class ChangeFollower extends PollingWorker {
 
   /** Changes of a store not yet applied by this consumer. */
   async lag(storeId: string): Promise<number> {
-    return this.changes.lagOf(storeId, this.consumer);
+    const { latest, cursor } = await this.changes.positionOf(storeId, this.consumer);
+    return latest - cursor;
   }
 
   /** Applies a store's pending changes in batches; returns how many were applied. */
@@ -119,10 +120,19 @@ export class ChangeFollower extends PollingWorker {
    * that remains.
    */
   async readYourWrites(storeId: string): Promise<number> {
-    const lag = await this.lag(storeId);
-    if (lag === 0 || lag > READ_YOUR_WRITES_LIMIT) return lag;
+    return (await this.readYourWritesAt(storeId)).lag;
+  }
+
+  /**
+   * readYourWrites, also giving the consumer's cursor as it stands after it (undefined when changes
+   * were applied just now: it moved on), for a reader that keeps what the consumer wrote up to there.
+   */
+  async readYourWritesAt(storeId: string): Promise<{ lag: number; cursor: number | undefined }> {
+    const { latest, cursor } = await this.changes.positionOf(storeId, this.consumer);
+    const lag = latest - cursor;
+    if (lag === 0 || lag > READ_YOUR_WRITES_LIMIT) return { lag, cursor };
     await this.catchUp(storeId);
-    return 0;
+    return { lag: 0, cursor: undefined };
   }
 
   async #catchUpAll() {

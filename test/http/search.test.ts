@@ -147,6 +147,34 @@ describeEachDialect('GET /v1/search', (ctx) => {
     assert.deepEqual(await codes(t, 'corduroy'), []);
   });
 
+  it('corrects typos of words indexed after the vocabulary was first read, by a read or by the background run', async () => {
+    const t = ctx();
+    const add = (code: string, name: string) =>
+      t.request({
+        method: 'POST',
+        url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+        payload: [
+          {
+            product_code: code,
+            'Product Name': name,
+            Category: 'Kaftans',
+            'Selling Price': '40',
+            'Image URL 1': `https://i/${code}.jpg`,
+          },
+        ],
+      });
+    // 1. the vocabulary is read (and kept) while neither word exists
+    assert.deepEqual(await codes(t, 'saffrom'), []);
+    assert.deepEqual(await codes(t, 'tangerime'), []);
+    // 2. indexed by this search's read-your-writes step
+    await add('K1', 'Saffron Kaftan');
+    assert.deepEqual(await codes(t, 'saffrom'), ['K1']);
+    // 3. indexed by the background run before the search: the search finds the index up to date
+    await add('K2', 'Tangerine Kaftan');
+    await t.container.searchIndexer.follower.catchUp(t.store.store_uuid);
+    assert.deepEqual(await codes(t, 'tangerime'), ['K2']);
+  });
+
   it('rebuilds the index from the products without losing or duplicating entries', async () => {
     const t = ctx();
     const before = await codes(t, 'men');

@@ -38,6 +38,8 @@ interface VocabularyEntry {
   seq: number;
   index: TypoIndex;
   terms: number;
+  /** The search index's cursor when the vocabulary was last read (its terms are written as it moves). */
+  cursor?: number;
 }
 
 /** Rough bytes a vocabulary term costs in memory (the term, its deletion neighbourhood, map entries). */
@@ -62,16 +64,22 @@ export class SearchService {
     );
   }
 
-  /** The store's vocabulary, extended with the terms indexed since this process last looked. */
-  async #vocabulary(storeId: string): Promise<TypoIndex> {
+  /**
+   * The store's vocabulary, extended with the terms indexed since this process last looked. The
+   * indexer adds terms in the transaction that moves its cursor, so while the cursor (read before,
+   * `cursor`) has not moved there is nothing new to read.
+   */
+  async #vocabulary(storeId: string, cursor: number | undefined): Promise<TypoIndex> {
     const cached = this.#vocabularies.get(storeId);
-    const entry = cached ?? { seq: -1, index: new TypoIndex(), terms: 0 };
+    if (cached && cursor !== undefined && cached.cursor === cursor) return cached.index;
+    const entry: VocabularyEntry = cached ?? { seq: -1, index: new TypoIndex(), terms: 0 };
     const rows = await repo.vocabularySince(this.storage.db, storeId, entry.seq);
     for (const row of rows) {
       entry.index.add(row.term, Number(row.df));
       if (Number(row.seq) > entry.seq) entry.seq = Number(row.seq);
     }
     entry.terms += rows.length;
+    entry.cursor = cursor;
     // Set when new or grown (the cache re-weighs it); an unchanged hit is already fresh in the LRU order.
     if (!cached || rows.length > 0) this.#vocabularies.set(storeId, entry);
     return entry.index;
@@ -94,7 +102,7 @@ export class SearchService {
     // products, the vocabulary must follow the index once read-your-writes has brought it up to date.
     const [exact, vocabulary] = await Promise.all([
       this.products.visibleByExactCode(store.id, query, wanted),
-      this.indexer.follower.readYourWrites(store.id).then(() => this.#vocabulary(store.id)),
+      this.indexer.follower.readYourWritesAt(store.id).then(({ cursor }) => this.#vocabulary(store.id, cursor)),
     ]);
     const results = new Map<string, SearchResult>();
     // An exact product or parent code ranks first.
