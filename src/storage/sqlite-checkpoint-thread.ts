@@ -12,32 +12,38 @@ import type { CheckpointMessage, CheckpointThreadOptions } from './sqlite-checkp
 const options = workerData as CheckpointThreadOptions;
 const port = parentPort!;
 const connection = new SqliteDatabase(options.file);
-// Waiting here blocks only this thread: readers finishing, another process's checkpoint.
-connection.pragma('busy_timeout = 2000');
+// Only a RESTART waits (PASSIVE never does): for readers to leave the log, while every writer of the
+// file waits for it. So it waits briefly, and a restart that could not finish (a long read, an export)
+// is asked for again only after RESTART_BACKOFF_MS: writes are held at most 100 ms in 5 s.
+connection.pragma('busy_timeout = 100');
 connection.pragma('synchronous = NORMAL');
+const RESTART_BACKOFF_MS = 5_000;
 const passive = connection.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const restart = connection.prepare('PRAGMA wal_checkpoint(RESTART)');
 let restartAsked = false;
+let restartNotBefore = 0;
 
 const timer = setInterval(() => {
   try {
     const { log } = passive.get() as { log: number };
-    if (log > options.restartPages && !restartAsked) {
+    if (log > options.restartPages && !restartAsked && Date.now() >= restartNotBefore) {
       restartAsked = true;
       port.postMessage('restart-wanted' satisfies CheckpointMessage);
     }
   } catch {
-    // Busy past the timeout (another process's checkpoint): the next tick tries again.
+    // Another process's checkpoint under way: the next tick tries again.
   }
 }, options.intervalMs);
 
 port.on('message', (message: CheckpointMessage) => {
   if (message === 'restart') {
+    let done = false;
     try {
-      restart.get();
+      done = (restart.get() as { busy: number }).busy === 0;
     } catch {
-      // Busy: the log grows on and is asked for again.
+      // Busy (another process's checkpoint): as below.
     }
+    if (!done) restartNotBefore = Date.now() + RESTART_BACKOFF_MS;
     restartAsked = false;
     port.postMessage('restarted' satisfies CheckpointMessage);
   } else if (message === 'restart-skipped') {

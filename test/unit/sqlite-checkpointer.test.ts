@@ -68,4 +68,54 @@ describe('BackgroundCheckpointer', () => {
     reopened.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('holds the writer only briefly, and seldom, while a long read keeps the log from being started over', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-checkpoint-'));
+    const file = path.join(dir, 'db.sqlite');
+    const writer = new SqliteDatabase(file);
+    writer.pragma('journal_mode = WAL');
+    writer.exec('create table t (id integer primary key, v text not null)');
+    writer.prepare('insert into t (v) values (?)').run('first');
+    // 1. a reader inside a transaction keeps its snapshot (an export streaming a catalog, say)
+    const reader = new SqliteDatabase(file, { readonly: true });
+    reader.exec('begin');
+    reader.prepare('select count(*) from t').get();
+    let holds = 0;
+    let heldMs = 0;
+    let heldSince: number | undefined;
+    const checkpointer = new BackgroundCheckpointer(
+      file,
+      writer,
+      async (work) => {
+        holds++;
+        heldSince = performance.now();
+        await work();
+        heldMs += performance.now() - heldSince;
+        heldSince = undefined;
+      },
+      256,
+    );
+    const insert = writer.prepare('insert into t (v) values (?)');
+    try {
+      // 2. 2 s of writes, with pauses as a server's event loop has
+      const until = performance.now() + 2_000;
+      for (let i = 0; performance.now() < until; i++) {
+        while (heldSince !== undefined && performance.now() < until) await pause();
+        insert.run('z'.repeat(4_000));
+        checkpointer.wrote();
+        if (i % 10 === 0) await pause();
+      }
+      if (heldSince !== undefined) heldMs += performance.now() - heldSince;
+      assert.equal(checkpointer.running, true);
+      // The restart cannot finish while the reader stays: asked once, then not again for 5 s.
+      assert.ok(holds >= 1 && holds <= 2, `restarts asked for: ${holds}`);
+      assert.ok(heldMs < 600, `the writer was held ${heldMs.toFixed(0)} ms`);
+    } finally {
+      reader.exec('commit');
+      reader.close();
+      await checkpointer.stop();
+      writer.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
