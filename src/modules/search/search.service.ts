@@ -100,9 +100,14 @@ export class SearchService {
     const wanted = input.offset + input.limit;
     // Independent round trips at once (on PostgreSQL each is one): the exact-code lookup reads the
     // products, the vocabulary must follow the index once read-your-writes has brought it up to date.
-    const [exact, vocabulary] = await Promise.all([
+    const [exact, { vocabulary, indexIsCurrent }] = await Promise.all([
       this.products.visibleByExactCode(store.id, query, wanted),
-      this.indexer.follower.readYourWritesAt(store.id).then(({ cursor }) => this.#vocabulary(store.id, cursor)),
+      this.indexer.follower.readYourWritesAt(store.id).then(async ({ lag, cursor }) => ({
+        vocabulary: await this.#vocabulary(store.id, cursor),
+        // Every product write and its change-log entry commit together, and the indexer moves its
+        // cursor with what it wrote: no lag means no product was hidden or deleted since it was indexed.
+        indexIsCurrent: lag === 0,
+      })),
     ]);
     const results = new Map<string, SearchResult>();
     // An exact product or parent code ranks first.
@@ -137,7 +142,8 @@ export class SearchService {
       if (scored.length < fetch && plan.clauses.length > 1) {
         for (const hit of await this.index.search(store.id, plan, 'any', fetch)) add(hit, 0);
       }
-      for (const hit of await this.#visible(store.id, scored)) results.set(hit.product_code, hit);
+      for (const hit of indexIsCurrent ? scored : await this.#visible(store.id, scored))
+        results.set(hit.product_code, hit);
     }
     return [...results.values()]
       .sort(
@@ -146,7 +152,10 @@ export class SearchService {
       .slice(input.offset, wanted);
   }
 
-  /** Drops hits whose product was deleted or hidden after it was indexed (the index follows within a moment). */
+  /**
+   * Drops hits whose product was deleted or hidden after it was indexed: while the index is behind
+   * (a backlog larger than read-your-writes applies inline), it follows within moments.
+   */
   async #visible(storeId: string, hits: SearchResult[]): Promise<SearchResult[]> {
     if (hits.length === 0) return hits;
     const visible = await this.products.visibleCodes(
