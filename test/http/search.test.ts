@@ -175,6 +175,31 @@ describeEachDialect('GET /v1/search', (ctx) => {
     assert.deepEqual(await codes(t, 'tangerime'), ['K2']);
   });
 
+  it('leaves out a product hidden since it was indexed while the index is behind a large backlog', async () => {
+    const t = ctx();
+    const product = (code: string, name: string, extra: Record<string, string> = {}) => ({
+      product_code: code,
+      'Product Name': name,
+      Category: 'Capes',
+      'Selling Price': '40',
+      'Image URL 1': `https://i/${code}.jpg`,
+      ...extra,
+    });
+    const post = (payload: object[]) =>
+      t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload });
+    await post([product('W1', 'Wolfram Cape')]);
+    assert.deepEqual(await codes(t, 'wolfram'), ['W1']);
+    // 1. hidden, together with more changes than a read applies inline: the index still holds W1
+    await post([product('W1', 'Wolfram Cape', { Status: 'inactive' })]);
+    for (let batch = 0; batch < 6; batch++)
+      await post(Array.from({ length: 100 }, (_, i) => product(`F${batch}-${i}`, `Filler Cape ${i}`)));
+    assert.ok((await t.container.searchIndexer.follower.lag(t.store.store_uuid)) > 500);
+    assert.deepEqual(await codes(t, 'wolfram'), []);
+    // 2. once the index has caught up, the same answer
+    await t.container.searchIndexer.follower.catchUp(t.store.store_uuid);
+    assert.deepEqual(await codes(t, 'wolfram'), []);
+  });
+
   it('rebuilds the index from the products without losing or duplicating entries', async () => {
     const t = ctx();
     const before = await codes(t, 'men');
