@@ -8,14 +8,20 @@ import { BackgroundCheckpointer } from '../../src/storage/sqlite-checkpointer.js
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 1));
 
+/** A database file of its own in WAL mode, set up as the storage layer opens one, with a table `t`. */
+function walDatabase() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-checkpoint-'));
+  const file = path.join(dir, 'db.sqlite');
+  const writer = new SqliteDatabase(file);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = NORMAL');
+  writer.exec('create table t (id integer primary key, v text not null)');
+  return { dir, file, writer };
+}
+
 describe('BackgroundCheckpointer', () => {
   it('moves checkpoints to its thread once the log is large, starts the log over while holding the writer, and leaves no log behind', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-checkpoint-'));
-    const file = path.join(dir, 'db.sqlite');
-    const writer = new SqliteDatabase(file);
-    writer.pragma('journal_mode = WAL');
-    writer.pragma('synchronous = NORMAL');
-    writer.exec('create table t (id integer primary key, v text not null)');
+    const { dir, file, writer } = walDatabase();
     let writerHeld = false;
     let restarts = 0;
     // 1. the writer is "held" as the storage layer holds it: the writes below wait for it.
@@ -70,11 +76,7 @@ describe('BackgroundCheckpointer', () => {
   });
 
   it('holds the writer only briefly, and seldom, while a long read keeps the log from being started over', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-checkpoint-'));
-    const file = path.join(dir, 'db.sqlite');
-    const writer = new SqliteDatabase(file);
-    writer.pragma('journal_mode = WAL');
-    writer.exec('create table t (id integer primary key, v text not null)');
+    const { dir, file, writer } = walDatabase();
     writer.prepare('insert into t (v) values (?)').run('first');
     // 1. a reader inside a transaction keeps its snapshot (an export streaming a catalog, say)
     const reader = new SqliteDatabase(file, { readonly: true });
