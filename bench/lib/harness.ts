@@ -67,6 +67,17 @@ export interface LoadResult {
   non2xx: number;
 }
 
+/**
+ * The requests taken in turn by all connections together. autocannon gives each connection the list
+ * from its start, so in a 10 s run every connection would only reach the first hundred or so entries
+ * (the search bench measured its first query family alone: 1.87 ms of server time each against
+ * 1.37 ms over all 1,140 queries).
+ */
+function inTurn(requests: autocannonModule.Request[]): autocannonModule.Request[] {
+  let next = 0;
+  return [{ setupRequest: (request) => ({ ...request, ...requests[next++ % requests.length] }) }];
+}
+
 /** autocannon against one URL; the server runs in another process. */
 export async function load(
   url: string,
@@ -74,6 +85,7 @@ export async function load(
     headers?: Record<string, string>;
     connections?: number;
     seconds?: number;
+    /** Spread over the whole run: each request goes to the next connection free, in list order. */
     requests?: autocannonModule.Request[];
   } = {},
 ): Promise<LoadResult> {
@@ -82,7 +94,7 @@ export async function load(
     connections: options.connections ?? 50,
     duration: options.seconds ?? 10,
     headers: options.headers,
-    ...(options.requests ? { requests: options.requests } : {}),
+    ...(options.requests ? { requests: inTurn(options.requests) } : {}),
   });
   return {
     rps: result.requests.average,
