@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyze, allowedEdits, foldText, stem } from '../../src/search/analyzer.js';
 import { TypoIndex, editDistance } from '../../src/search/typo-index.js';
-import { analyzeSynonyms, containsPhrase, planQuery } from '../../src/search/query-plan.js';
+import {
+  analyzeSynonyms,
+  commonWordRelaxations,
+  containsPhrase,
+  planQuery,
+  relaxations,
+} from '../../src/search/query-plan.js';
 import { matchExpression } from '../../src/search/sqlite-text-index.js';
 import { tsQueryExpression } from '../../src/search/postgres-text-index.js';
 import { shapeScore } from '../../src/modules/search/search.service.js';
@@ -68,6 +74,34 @@ describe('search analysis', () => {
     assert.equal(planQuery('red ', vocab, [], { lastWordIsPrefix: false }).clauses[0].length, 1);
     assert.ok(containsPhrase(['women', 'red', 'dress'], ['red', 'dress']));
     assert.ok(!containsPhrase(['red', 'women', 'dress'], ['red', 'dress']));
+  });
+
+  it('relaxes a query keeping its rare words first, then its common words', () => {
+    const vocab = new TypoIndex();
+    for (const [term, df] of [
+      ['men', 900],
+      ['mushroom', 2],
+      ['brown', 50],
+      ['casual', 300],
+      ['shoe', 300],
+    ] as const)
+      vocab.add(term, df);
+    const plan = planQuery('men mushroom brown casual shoes ', vocab, [], { lastWordIsPrefix: false });
+    const words = (plans: (typeof plan)[]) =>
+      plans.map((p) => p.clauses.map((alts) => alts[0].kind === 'phrase' && alts[0].tokens.join(' ')).join(' '));
+    // Ties drop the earlier word both ways ("casual" before "shoe"): the noun tends to come last.
+    assert.deepEqual(words(relaxations(plan, vocab)), [
+      'mushroom brown casual shoe',
+      'mushroom brown shoe',
+      'mushroom brown',
+      'mushroom',
+    ]);
+    assert.deepEqual(words(commonWordRelaxations(plan, vocab)), [
+      'men brown casual shoe',
+      'men casual shoe',
+      'men shoe',
+      'men',
+    ]);
   });
 
   it('never lets operators reach the engines unquoted', () => {

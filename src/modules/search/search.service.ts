@@ -3,6 +3,7 @@ import { InvalidInputError } from '../../errors.js';
 import { BoundedCache } from '../../storage/bounded-cache.js';
 import {
   analyzeSynonyms,
+  commonWordRelaxations,
   containsPhrase,
   planQuery,
   relaxations,
@@ -135,6 +136,11 @@ export class SearchService {
         for (const hit of await this.index.search(store.id, wide, 'all', fetch)) add(hit, 0.5);
       // Too few products have every word: partial matches, dropping the most common words first.
       for (const relaxed of all.length < fetch ? relaxations(plan, vocabulary) : []) {
+        for (const hit of await this.index.search(store.id, relaxed, 'all', fetch)) add(hit, 0);
+        if (scored.length >= fetch) break;
+      }
+      // Still short: the common words together, the rarest dropped first.
+      for (const relaxed of scored.length < fetch ? commonWordRelaxations(plan, vocabulary) : []) {
         for (const hit of await this.index.search(store.id, relaxed, 'all', fetch)) add(hit, 0);
         if (scored.length >= fetch) break;
       }
