@@ -1,22 +1,24 @@
-import type { ChangeFeed } from '../jobs/change-feed.js';
-
 const MAX_ENTRIES = 10_000;
+
+/** The store as a request read it: its id and its change sequence at that moment. */
+export interface StoreAtSeq {
+  id: string;
+  changeSeq: number;
+}
 
 /**
  * Caches per-store aggregates (totals, group counts) for as long as the store's change sequence has
  * not moved. Every catalog write bumps the sequence in its transaction, so a cached value is never
- * stale, on this process or another sharing the database: it costs one primary-key read instead of
- * a scan.
+ * stale, on this process or another sharing the database. The sequence is the one read with the
+ * store at the start of the request (with its token), so a cache hit costs no query at all.
  */
 export class SeqCache {
   readonly #entries = new Map<string, { seq: number; value: unknown }>();
 
-  constructor(private readonly changes: ChangeFeed) {}
-
-  async get<T>(storeId: string, key: string, compute: () => Promise<T>): Promise<T> {
-    const id = `${storeId}\u0000${key}`;
-    // Read the sequence before computing: a value is never newer-labelled than what it counted.
-    const seq = await this.changes.latest(storeId);
+  async get<T>(store: StoreAtSeq, key: string, compute: () => Promise<T>): Promise<T> {
+    const id = `${store.id}\u0000${key}`;
+    // The sequence was read before computing: a value is never newer-labelled than what it counted.
+    const seq = store.changeSeq;
     const cached = this.#entries.get(id);
     if (cached && cached.seq === seq) return cached.value as T;
     const value = await compute();

@@ -254,7 +254,7 @@ export class AssetsService {
     const [total, rows] = await Promise.all([
       query.parent_code !== undefined
         ? repo.countGroups(this.storage.db, store.id, channel, assetType, query.parent_code)
-        : this.counts.get(store.id, `asset-groups:${channel}:${assetType}`, () =>
+        : this.counts.get(store, `asset-groups:${channel}:${assetType}`, () =>
             repo.countGroups(this.storage.db, store.id, channel, assetType),
           ),
       repo.pageOfGroups(this.storage.db, store.id, channel, assetType, {

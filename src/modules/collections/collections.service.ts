@@ -407,7 +407,7 @@ export class CollectionsService {
   /** Every collection of the store with its exact total and effective status, cached until the store's catalog moves. */
   async #snapshot(store: Store): Promise<Snapshot> {
     const lag = await this.follower.readYourWrites(store.id);
-    return this.snapshots.get(store.id, `collections:${lag > READ_YOUR_WRITES_LIMIT ? Date.now() : 0}`, async () => {
+    return this.snapshots.get(store, `collections:${lag > READ_YOUR_WRITES_LIMIT ? Date.now() : 0}`, async () => {
       const db = this.storage.db;
       const docs = (await repo.listDocuments(db, store.id)).map(
         (row) => JSON.parse(row.document) as CollectionDocument,

@@ -20,15 +20,15 @@ export class ProductQueries {
     private readonly counts: SeqCache,
   ) {}
 
-  #total(storeId: string, status?: string): Promise<number> {
-    return this.counts.get(storeId, `products:${status ?? ''}`, () =>
-      repo.countProducts(this.storage.db, storeId, status),
+  #total(store: Store, status?: string): Promise<number> {
+    return this.counts.get(store, `products:${status ?? ''}`, () =>
+      repo.countProducts(this.storage.db, store.id, status),
     );
   }
 
   async statusListing(store: Store, page: StatusPage) {
     const [total, rows] = await Promise.all([
-      this.#total(store.id, page.status),
+      this.#total(store, page.status),
       repo.listStatuses(this.storage.db, store.id, page),
     ]);
     return {
@@ -61,7 +61,7 @@ export class ProductQueries {
         ? Promise.resolve(undefined)
         : narrowed
           ? repo.countFilteredProducts(this.storage.db, store.id, page)
-          : this.#total(store.id, page.status),
+          : this.#total(store, page.status),
       repo.listProducts(this.storage.db, store.id, page),
     ]);
     const problems = await repo.problemsFor(
