@@ -236,7 +236,7 @@ export class RecommendationsService {
       // Passes until the index stops moving: during a large import it keeps up instead of falling
       // a poll interval behind each time (a request then finds little or nothing to apply).
       for (let last = -1, pass = 0; store && pass < 50; pass++) {
-        const index = await this.#index(store);
+        const index = await this.#index(store, await this.changes.latest(store.id));
         if (index.seq === last) break;
         last = index.seq;
       }
@@ -250,7 +250,8 @@ export class RecommendationsService {
    */
   async #current(store: Store): Promise<StoreIndex> {
     const cached = this.#indexes.get(store.id);
-    const fresh = this.#index(store);
+    // Up to the sequence read with the store at the request's start (with its token): no query of its own.
+    const fresh = this.#index(store, store.changeSeq);
     if (!cached || cached.key !== this.#keyOf(store)) return fresh;
     let timer: NodeJS.Timeout | undefined;
     const stale = new Promise<StoreIndex>((resolve) => {
@@ -263,19 +264,20 @@ export class RecommendationsService {
     }
   }
 
-  #index(store: Store): Promise<StoreIndex> {
+  /** The store's index brought up to `latest` (a refresh already under way is shared). */
+  #index(store: Store, latest: number): Promise<StoreIndex> {
     const pending = this.#refreshing.get(store.id);
     if (pending) return pending;
-    const refresh = this.#refresh(store).finally(() => this.#refreshing.delete(store.id));
+    const refresh = this.#refresh(store, latest).finally(() => this.#refreshing.delete(store.id));
     this.#refreshing.set(store.id, refresh);
     return refresh;
   }
 
-  async #refresh(store: Store): Promise<StoreIndex> {
+  async #refresh(store: Store, latest: number): Promise<StoreIndex> {
     const key = this.#keyOf(store);
-    const latest = await this.changes.latest(store.id);
     const index = this.#indexes.get(store.id);
-    if (index && index.key === key && index.seq === latest) return index;
+    // A request's sequence may be older than what the worker has applied since: already there.
+    if (index && index.key === key && index.seq >= latest) return index;
     // Catching up costs about what the changes cost; past the size of the index a rebuild is cheaper.
     if (!index || index.key !== key || latest - index.seq > Math.max(REBUILD_AFTER, index.located.size))
       return this.#build(store, key, latest);
@@ -359,13 +361,13 @@ export class RecommendationsService {
   }
 
   async complementary(store: Store, productCode: string, limit: number) {
-    const product = await this.products.byCode(store.id, productCode);
-    // Any stored product gets complements (a merchandiser previews drafts too); only visible products are recommended.
-    if (!product) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
-    const index = await this.#current(store);
-    const source = placed(candidateOf(product.code, product.attributes, index.vocabulary), index.vocabulary);
+    // Independent reads at once (on PostgreSQL each is a round trip).
+    const [index, pinned] = await Promise.all([
+      this.#current(store),
+      repo.findPins(this.storage.db, store.id, productCode),
+    ]);
+    const source = await this.#source(store, index, productCode);
     const sourceGroup = source.placement.group;
-    const pinned = await repo.findPins(this.storage.db, store.id, productCode);
 
     const pinnedByGroup = new Map<string, Candidate[]>();
     for (const code of pinned) {
@@ -418,6 +420,23 @@ export class RecommendationsService {
       if (products.length > 0) categories.push({ title: group.toUpperCase(), products });
     }
     return { categories };
+  }
+
+  /**
+   * The product asked about, placed. A visible product is in the index: when the index is as recent
+   * as the store the request read, its entry is the product as stored, and no query is needed. Any
+   * other stored product gets complements too (a merchandiser previews drafts); only visible products
+   * are recommended.
+   */
+  async #source(store: Store, index: StoreIndex, productCode: string): Promise<Candidate> {
+    const indexed =
+      index.seq >= store.changeSeq
+        ? index.located.get(productCode)?.items.find((c) => c.code === productCode)
+        : undefined;
+    if (indexed) return indexed;
+    const product = await this.products.byCode(store.id, productCode);
+    if (!product) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
+    return placed(candidateOf(product.code, product.attributes, index.vocabulary), index.vocabulary);
   }
 
   /** What this process holds for a store (change sequence and products indexed), without touching the LRU order. */
