@@ -123,6 +123,23 @@ describeEachDialect('GET /v1/complementary', (ctx) => {
     assert.deepEqual(json(await complementary(t, 'product_code=mystery')).data, { categories: [] });
   });
 
+  it("follows the source product's own changes at once: a new category, a hidden or a deleted product", async () => {
+    const t = ctx();
+    const post = (product: Record<string, unknown>) =>
+      t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: [product] });
+    const titles = async () =>
+      json(await complementary(t, 'product_code=mover')).data.categories.map((c: { title: string }) => c.title);
+    await post(p('mover', { Category: 'Shirts', Department: 'Men', Colour: 'White' }));
+    assert.ok((await titles()).includes('BOTTOMWEAR'));
+    await post(p('mover', { Category: 'Trousers', Department: 'Men', Colour: 'White' }));
+    const asTrousers = await titles();
+    assert.ok(asTrousers.includes('TOPWEAR') && !asTrousers.includes('BOTTOMWEAR'), asTrousers.join(','));
+    await post(p('mover', { Category: 'Trousers', Department: 'Men', Colour: 'White', Status: 'draft' }));
+    assert.ok((await titles()).includes('TOPWEAR'), 'a hidden source still gets complements');
+    await t.request({ method: 'DELETE', url: `/v1/products?store_uuid=${t.store.store_uuid}&sku_codes=mover` });
+    assert.equal((await complementary(t, 'product_code=mover')).statusCode, 404);
+  });
+
   it("uses a store's own taxonomy", async () => {
     const t = ctx();
     await t.container.recommendations.setTaxonomy(t.store.store_uuid, {
