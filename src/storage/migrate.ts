@@ -15,6 +15,7 @@ import * as collectionMemberLookup from './migrations/0012-collection-member-loo
 import * as changeFeed from './migrations/0013-change-feed.js';
 import { searchPerStoreMigration } from './migrations/0014-search-per-store.js';
 import { collectionSortKeysMigration } from './migrations/0015-collection-sort-keys.js';
+import * as pinsVersion from './migrations/0016-pins-version.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -35,6 +36,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0013-change-feed': changeFeed,
     '0014-search-per-store': searchPerStoreMigration(dialect),
     '0015-collection-sort-keys': collectionSortKeysMigration(dialect),
+    '0016-pins-version': pinsVersion,
   };
 }
 

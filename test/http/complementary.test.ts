@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
+import { inTransaction } from '../../src/storage/transactions.js';
+import { savePins } from '../../src/modules/recommendations/recommendations.repository.js';
 
 const p = (code: string, extra: Record<string, unknown>) => ({
   product_code: code,
@@ -90,6 +92,11 @@ describeEachDialect('GET /v1/complementary', (ctx) => {
     const pinned = json(await complementary(t, 'product_code=shirt')).data.categories;
     assert.equal(pinned[0].title, 'BOTTOMWEAR');
     assert.equal(pinned[0].products[0].product_code, 'trousers-cheap');
+    // Pins saved by another process (straight through the repository, past this process's service):
+    // the store's pins version moves with them, so the next request here reads them again.
+    await inTransaction(t.container.storage, (trx) => savePins(trx, t.store.store_uuid, 'shirt', ['trousers-formal']));
+    const repinned = json(await complementary(t, 'product_code=shirt')).data.categories;
+    assert.equal(repinned[0].products[0].product_code, 'trousers-formal');
     await t.request({
       method: 'PUT',
       url: `/v1/products?store_uuid=${t.store.store_uuid}`,

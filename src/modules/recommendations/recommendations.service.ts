@@ -1,4 +1,5 @@
 import type { StorageHandle } from '../../storage/database.js';
+import { inTransaction } from '../../storage/transactions.js';
 import { NotFoundError } from '../../errors.js';
 import { BoundedCache } from '../../storage/bounded-cache.js';
 import type { ChangeFeed } from '../../jobs/change-feed.js';
@@ -31,6 +32,8 @@ import {
 
 export const MAX_CATEGORIES = 8;
 const REBUILD_AFTER = 5000;
+/** Stores whose pins a process keeps at most (a merchandiser pins a few products; the map is emptied past this). */
+const MAX_PINNED_STORES = 1000;
 /** How long a request waits for a catch-up in progress before it answers from the index as it is. */
 const FRESHNESS_WAIT_MS = 30;
 
@@ -180,6 +183,8 @@ export class RecommendationsService {
   readonly #indexes: BoundedCache<StoreIndex>;
   /** One refresh per store at a time: concurrent first requests share the build. */
   readonly #refreshing = new Map<string, Promise<StoreIndex>>();
+  /** Each store's complement pins and the version they were read at (see #pinsOf). */
+  readonly #pins = new Map<string, { version: number; pins: Map<string, string[]> }>();
   /** The change sequence each store had when the worker last looked (a store that has not moved stays cold). */
   readonly #seen = new Map<string, number>();
   /** Keeps the indexes of stores whose catalog moves warm, so no request pays for a build. */
@@ -362,10 +367,8 @@ export class RecommendationsService {
 
   async complementary(store: Store, productCode: string, limit: number) {
     // Independent reads at once (on PostgreSQL each is a round trip).
-    const [index, pinned] = await Promise.all([
-      this.#current(store),
-      repo.findPins(this.storage.db, store.id, productCode),
-    ]);
+    const [index, pins] = await Promise.all([this.#current(store), this.#pinsOf(store)]);
+    const pinned = pins.get(productCode) ?? [];
     const source = await this.#source(store, index, productCode);
     const sourceGroup = source.placement.group;
 
@@ -423,6 +426,20 @@ export class RecommendationsService {
   }
 
   /**
+   * The store's pins as of the version read with the store at the request's start: kept until the
+   * version moves (every change to them bumps it, in their transaction), so a request asks for them
+   * only after a change. A value is never labelled newer than what was read.
+   */
+  async #pinsOf(store: Store): Promise<Map<string, string[]>> {
+    const cached = this.#pins.get(store.id);
+    if (cached && cached.version === store.pinsVersion) return cached.pins;
+    const pins = await repo.allPins(this.storage.db, store.id);
+    if (this.#pins.size >= MAX_PINNED_STORES) this.#pins.clear();
+    this.#pins.set(store.id, { version: store.pinsVersion, pins });
+    return pins;
+  }
+
+  /**
    * The product asked about, placed. A visible product is in the index: when the index is as recent
    * as the store the request read, its entry is the product as stored, and no query is needed. Any
    * other stored product gets complements too (a merchandiser previews drafts); only visible products
@@ -455,7 +472,7 @@ export class RecommendationsService {
   async setPins(storeUuid: string, productCode: string, codes: string[]) {
     const store = await this.stores.getStore(storeUuid);
     const pinned = [...new Set(codes)];
-    await repo.savePins(this.storage.db, store.id, productCode, pinned);
+    await inTransaction(this.storage, (trx) => repo.savePins(trx, store.id, productCode, pinned));
     return { product_code: productCode, pinned };
   }
 

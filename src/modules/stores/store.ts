@@ -22,6 +22,8 @@ export interface Store {
   vocabularyOverrides: string | null;
   /** The store's change sequence when the row was read (every catalog write bumps it). */
   changeSeq: number;
+  /** The version of the store's complement pins when the row was read (every change to them bumps it). */
+  pinsVersion: number;
   createdAt: string;
 }
 
@@ -47,6 +49,7 @@ export function storeFromRow(row: Omit<Selectable<StoresTable>, 'allowed_origins
     complementsTaxonomy: row.complements,
     vocabularyOverrides: row.vocabulary,
     changeSeq: Number(row.change_seq),
+    pinsVersion: Number(row.pins_version),
     createdAt: row.created_at,
   };
 }

@@ -115,6 +115,7 @@ const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) =>
       's.linked_store_id',
       's.mapping_profile',
       's.change_seq',
+      's.pins_version',
       's.created_at',
       's.synonyms',
       's.complements',
