@@ -80,6 +80,11 @@ function compareItems(a: Candidate, b: Candidate): number {
 const bucketKey = (t: Traits) =>
   `${t.usage}\u0000${t.colourClass}\u0000${t.season}\u0000${t.hasImage ? 1 : 0}\u0000${Number.isNaN(t.logPrice) ? 0 : 1}`;
 
+/** A product's entry in the index (visible and placed products only). */
+function indexedCandidate(index: StoreIndex, code: string): Candidate | undefined {
+  return index.located.get(code)?.items.find((c) => c.code === code);
+}
+
 function insertSorted(items: Candidate[], candidate: Candidate) {
   let lo = 0;
   let hi = items.length;
@@ -294,7 +299,7 @@ export class RecommendationsService {
       candidateOf(p.code, p.attributes, index.vocabulary),
     );
     const leaving = codes.flatMap((code) => {
-      const candidate = index.located.get(code)?.items.find((c) => c.code === code);
+      const candidate = indexedCandidate(index, code);
       return candidate ? [candidate] : [];
     });
     // Labels whose placement depends on their products (Sub Category or title votes) may move: then rebuild.
@@ -366,7 +371,7 @@ export class RecommendationsService {
   }
 
   async complementary(store: Store, productCode: string, limit: number) {
-    // Independent reads at once (on PostgreSQL each is a round trip).
+    // Independent reads at once (on PostgreSQL either may need a round trip).
     const [index, pins] = await Promise.all([this.#current(store), this.#pinsOf(store)]);
     const pinned = pins.get(productCode) ?? [];
     const source = await this.#source(store, index, productCode);
@@ -374,7 +379,7 @@ export class RecommendationsService {
 
     const pinnedByGroup = new Map<string, Candidate[]>();
     for (const code of pinned) {
-      const candidate = index.located.get(code)?.items.find((c) => c.code === code);
+      const candidate = indexedCandidate(index, code);
       const group = candidate?.placement.group;
       if (candidate && group && group !== sourceGroup && code !== source.code)
         pinnedByGroup.set(group, [...(pinnedByGroup.get(group) ?? []), candidate]);
@@ -446,10 +451,7 @@ export class RecommendationsService {
    * are recommended.
    */
   async #source(store: Store, index: StoreIndex, productCode: string): Promise<Candidate> {
-    const indexed =
-      index.seq >= store.changeSeq
-        ? index.located.get(productCode)?.items.find((c) => c.code === productCode)
-        : undefined;
+    const indexed = index.seq >= store.changeSeq ? indexedCandidate(index, productCode) : undefined;
     if (indexed) return indexed;
     const product = await this.products.byCode(store.id, productCode);
     if (!product) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
