@@ -36,7 +36,8 @@ export interface StorageHandle {
   readCommitted<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
   /**
    * A number that changes whenever any connection commits (SQLite: data_version on the read
-   * connection, a few microseconds), so per-request lookups can be reused until something changes.
+   * connection, read once per turn of the event loop and again after this process writes), so
+   * per-request lookups can be reused until something changes.
    * Absent where that cannot be known without a round trip (PostgreSQL, in-memory SQLite).
    */
   committedVersion?: () => number;

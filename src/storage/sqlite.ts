@@ -132,7 +132,7 @@ class RoutedConnection implements DatabaseConnection {
     if (!this.#holdsWriter && this.driver.reads && isPlainRead(query)) return run<R>(this.driver.reads, query);
     await this.takeWriter();
     const result = run<R>(this.driver.writes, query);
-    this.driver.checkpointer?.wrote();
+    this.driver.wrote();
     return result;
   }
 
@@ -158,7 +158,14 @@ class RoutingSqliteDriver implements Driver {
     readonly reads: Prepare | undefined,
     readonly checkpointer: BackgroundCheckpointer | undefined,
     private readonly close: () => void,
+    /** Called after every statement on the writer (the committed version is no longer the one read). */
+    private readonly afterWrite: () => void,
   ) {}
+
+  wrote() {
+    this.checkpointer?.wrote();
+    this.afterWrite();
+  }
 
   async init() {}
 
@@ -228,12 +235,23 @@ export function openSqlite(url: string): StorageHandle {
     };
     await (handle.writeGate ? handle.writeGate(held) : held());
   };
+  const dataVersion = reader?.prepare('PRAGMA data_version').pluck();
+  // Read once per turn of the event loop: the requests of one turn arrived before its first read,
+  // so a commit another process acknowledged before a client sent one of them is already counted.
+  // This process's own writes forget it at once (driver.wrote), so they are seen by the next request.
+  let versionThisTurn: number | undefined;
+  const forgetVersion = () => {
+    versionThisTurn = undefined;
+  };
   const checkpointer = reader && new BackgroundCheckpointer(path.resolve(target), connection, holdWriter);
-  const driver = new RoutingSqliteDriver(statementCache(connection), prepareRead, checkpointer, () =>
-    connection.close(),
+  const driver = new RoutingSqliteDriver(
+    statementCache(connection),
+    prepareRead,
+    checkpointer,
+    () => connection.close(),
+    forgetVersion,
   );
   const db = withDialect(new Kysely<Database>({ dialect: new RoutingSqliteDialect(driver) }), sqliteDialect);
-  const dataVersion = reader?.prepare('PRAGMA data_version').pluck();
   const handle: StorageHandle = {
     db,
     dialect: sqliteDialect,
@@ -241,7 +259,15 @@ export function openSqlite(url: string): StorageHandle {
     readCommitted: prepareRead
       ? async <Row>(query: CompiledQuery<Row>) => rowsOf(prepareRead(query.sql), query.parameters) as Row[]
       : async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
-    committedVersion: dataVersion && (() => dataVersion.get() as number),
+    committedVersion:
+      dataVersion &&
+      (() => {
+        if (versionThisTurn === undefined) {
+          versionThisTurn = dataVersion.get() as number;
+          setImmediate(forgetVersion);
+        }
+        return versionThisTurn;
+      }),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

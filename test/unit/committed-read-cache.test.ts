@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
 import { CommittedReadCache } from '../../src/storage/committed-cache.js';
 import type { StorageHandle } from '../../src/storage/database.js';
+import { openSqlite } from '../../src/storage/sqlite.js';
 
 /** A storage whose commit counter the test moves by hand. */
 function storageAt(version: { value: number } | undefined) {
@@ -52,5 +58,32 @@ describe('CommittedReadCache', () => {
     let reloaded = false;
     await cache.get('a', async () => ((reloaded = true), 1));
     assert.equal(reloaded, true);
+  });
+});
+
+describe('SQLite committed version', () => {
+  it("is read once per turn of the event loop, and again at once after this process's own write", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-version-'));
+    const file = path.join(dir, 'db.sqlite');
+    const storage = openSqlite(`sqlite:${file}`);
+    const other = new SqliteDatabase(file); // another process's connection
+    try {
+      await sql`create table t (x integer)`.execute(storage.db);
+      const version = storage.committedVersion!;
+      const before = version();
+      // This process's write is seen by the very next read, in the same turn.
+      await sql`insert into t values (1)`.execute(storage.db);
+      const afterOwnWrite = version();
+      assert.notEqual(afterOwnWrite, before);
+      // Another connection's commit counts from the next turn: the requests of this turn arrived before it.
+      other.prepare('insert into t values (2)').run();
+      assert.equal(version(), afterOwnWrite);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.notEqual(version(), afterOwnWrite);
+    } finally {
+      other.close();
+      await storage.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
