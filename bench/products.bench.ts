@@ -13,6 +13,7 @@ import {
   recordSection,
   skipWithoutShared,
   startServerProcess,
+  waitForBackground,
   toProduct,
 } from './lib/harness.js';
 
@@ -30,6 +31,7 @@ interface EngineResult {
   engine: string;
   ingestPerSecond: number;
   ingestSeconds: number;
+  catchUpSeconds: number;
   stored: number;
   http: number;
   p50: number;
@@ -70,7 +72,10 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
     );
     const ingestSeconds = (performance.now() - started) / 1000;
 
-    // 2. status listing: HTTP, in-process limit, bare route with the same body
+    // 2. status listing: HTTP, in-process limit, bare route with the same body. Measured once the
+    // change-log followers have indexed the catalog just written, as the in-process loop (run with
+    // the server stopped) is: otherwise the HTTP figure shares the cores with that indexing.
+    const catchUpSeconds = await waitForBackground(base);
     const url = `${base}/v1/products/status?store_uuid=${store.store_uuid}&limit=100`;
     const sample = await (await fetch(url, { headers })).text();
     await load(url, { seconds: 2, headers });
@@ -94,6 +99,7 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
       engine,
       ingestPerSecond: products.length / ingestSeconds,
       ingestSeconds,
+      catchUpSeconds,
       stored,
       http: http.rps,
       p50: http.p50,
@@ -114,10 +120,11 @@ else console.log('products.bench: PostgreSQL not reachable, its half SKIPPED');
 const lines = [
   `Catalog: \`styles.csv\`, ${fmt(products.length)} products (all rows, the 22 with unquoted commas split as the dataset README says), with a deterministic price \`5 + (id × 7919 mod 20000) / 100\` and one image URL added (the file has neither).`,
   '',
-  '| engine | ingest products/s (POST, 100/batch, 4 clients) | ingest time s | stored |',
-  '|---|---:|---:|---:|',
+  '| engine | ingest products/s (POST, 100/batch, 4 clients) | ingest time s | stored | background work after the last answer s (search, images, collections, complete the look) |',
+  '|---|---:|---:|---:|---:|',
   ...results.map(
-    (r) => `| ${r.engine} | **${fmt(r.ingestPerSecond)}** | ${fmt(r.ingestSeconds, 1)} | ${fmt(r.stored)} |`,
+    (r) =>
+      `| ${r.engine} | **${fmt(r.ingestPerSecond)}** | ${fmt(r.ingestSeconds, 1)} | ${fmt(r.stored)} | ${fmt(r.catchUpSeconds, 1)} |`,
   ),
   '',
   'Targets: ≥ 5,000 products/s on SQLite, ≥ 2,500/s on PostgreSQL.',
@@ -129,7 +136,7 @@ const lines = [
       `| ${r.engine} | **${fmt(r.http)}** | ${r.p50} | ${r.p99} | ${fmt(r.inProcess)} | ${fmt((r.http / r.inProcess) * 100, 1)} % | ${fmt(r.bare)} | ${fmt((r.http / r.bare) * 100, 1)} % |`,
   ),
   '',
-  `Targets: HTTP ≥ 60 % of the in-process rate and ≥ 1,200 req/s. The in-process loop makes the same calls a request makes (token + store lookup, count, page). ${seconds} s per measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,
+  `Targets: HTTP ≥ 60 % of the in-process rate and ≥ 1,200 req/s. The in-process loop makes the same calls a request makes (token + store lookup, count, page), one call per turn of the event loop as requests come; both are measured once the background work has caught up. ${seconds} s per measurement after a 2 s warm-up; LOG_LEVEL=warn; ${machineLine()}.`,
 ];
 const table = lines.join('\n');
 console.log(table);
