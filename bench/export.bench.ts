@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import {
-  analyzeIfPostgres,
+  vacuumAnalyzeIfPostgres,
   fmt,
   freshDatabase,
   machineLine,
@@ -90,10 +90,10 @@ async function run(engine: 'sqlite' | 'postgres', n: number) {
     const created = await setup.stores.createStore({ workspaceName: 'Bench', name: 'Bench' });
     await setup.close();
     const loaded = importFile(db.url, created.store_uuid, catalogFile(n));
-    // As the README says to do after a bulk load on PostgreSQL (the planner's statistics).
+    // What autovacuum does after a bulk load on PostgreSQL (statistics, visibility map).
     if (engine === 'postgres') {
       const analyze = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
-      await analyzeIfPostgres(analyze);
+      await vacuumAnalyzeIfPostgres(analyze);
       await analyze.close();
     }
     // Only the API: the background followers would otherwise index the fresh catalog meanwhile.

@@ -13,6 +13,7 @@ import {
   recordSection,
   skipWithoutShared,
   startServerProcess,
+  vacuumAnalyzeIfPostgres,
   waitForBackground,
   toProduct,
 } from './lib/harness.js';
@@ -76,6 +77,11 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
     // change-log followers have indexed the catalog just written, as the in-process loop (run with
     // the server stopped) is: otherwise the HTTP figure shares the cores with that indexing.
     const catchUpSeconds = await waitForBackground(base);
+    if (engine === 'postgres') {
+      const vacuum = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
+      await vacuumAnalyzeIfPostgres(vacuum);
+      await vacuum.close();
+    }
     const url = `${base}/v1/products/status?store_uuid=${store.store_uuid}&limit=100`;
     const sample = await (await fetch(url, { headers })).text();
     await load(url, { seconds: 2, headers });

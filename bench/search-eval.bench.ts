@@ -1,6 +1,6 @@
 import MiniSearch from 'minisearch';
 import {
-  analyzeIfPostgres,
+  vacuumAnalyzeIfPostgres,
   fmt,
   machineLine,
   postgresAvailable,
@@ -46,7 +46,7 @@ async function evaluate(name: string, rank: Ranker) {
 async function vitrine(engine: 'sqlite' | 'postgres'): Promise<{ rank: Ranker; close(): Promise<void> }> {
   const { db, container, store } = await storeWithProducts(engine, rows.map(toProduct));
   await container.searchIndexer.follower.catchUp(store.id);
-  await analyzeIfPostgres(container);
+  await vacuumAnalyzeIfPostgres(container);
   return {
     rank: async (text) =>
       (await container.search.search(store, { query: text, offset: 0, limit: 10 })).map((r) => r.product_code),
