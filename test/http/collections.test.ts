@@ -177,6 +177,45 @@ describeEachDialect('collections', (ctx) => {
     assert.deepEqual(await order('gowns-cheap-first'), ['g3', 'g2', 'g1'], 'and comes back when it matches again');
   });
 
+  it('moves several products out of several collections in one write, and no other membership', async () => {
+    const t = ctx();
+    const write = (method: 'POST' | 'PUT', payload: object[]) =>
+      t.request({ method, url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload });
+    await write('POST', [
+      product('k1', { Category: 'Capes', Colour: 'Red', Season: 'Summer', 'Selling Price': '45' }),
+      product('k2', { Category: 'Capes', Colour: 'Blue', Season: 'Summer', 'Selling Price': '25' }),
+      product('k3', { Category: 'Capes', Colour: 'Red', Season: 'Summer', 'Selling Price': '80' }),
+      product('k4', { Category: 'Capes', Colour: 'Blue', Season: 'Winter', 'Selling Price': '20' }),
+    ]);
+    await post(t, [
+      { id: 'capes-red', name: 'Red capes', filters: { Category: 'Capes', Colour: 'Red' } },
+      { id: 'capes-summer', name: 'Summer capes', filters: { Category: 'Capes', Season: 'Summer' } },
+      { id: 'capes-under-50', name: 'Capes under 50', filters: { Category: 'Capes', 'Selling Price': { lte: 50 } } },
+      {
+        id: 'capes-red-frozen',
+        name: 'Red capes, frozen',
+        filters: { Category: 'Capes', Colour: 'Red' },
+        autoRefresh: false,
+      },
+    ]);
+    const codes = async (id: string) =>
+      (await members(t, id)).products.map((p: { product_code: string }) => p.product_code).sort();
+    assert.deepEqual(await codes('capes-red'), ['k1', 'k3']);
+    assert.deepEqual(await codes('capes-summer'), ['k1', 'k2', 'k3']);
+    assert.deepEqual(await codes('capes-under-50'), ['k1', 'k2', 'k4']);
+    // k1 and k3 leave red and summer, k1 and k2 leave under-50, k4 stays where it was.
+    await write('PUT', [
+      { product_code: 'k1', Colour: 'Green', Season: 'Winter', 'Selling Price': '90' },
+      { product_code: 'k2', 'Selling Price': '60' },
+      { product_code: 'k3', Colour: 'Blue', Season: 'Winter' },
+      { product_code: 'k4', 'Product Name': 'Renamed' },
+    ]);
+    assert.deepEqual(await codes('capes-red'), []);
+    assert.deepEqual(await codes('capes-summer'), ['k2']);
+    assert.deepEqual(await codes('capes-under-50'), ['k4']);
+    assert.deepEqual(await codes('capes-red-frozen'), ['k1', 'k3'], 'a frozen collection keeps its members');
+  });
+
   it('hides collections below minProducts, filters by status, and lists static collections of heroes', async () => {
     const t = ctx();
     await post(t, [

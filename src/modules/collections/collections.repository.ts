@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import { chunked } from '../../storage/chunks.js';
@@ -174,15 +174,17 @@ export async function membershipRowsOf(db: Db, storeId: string, codes: string[])
   return rows;
 }
 
-/** Removes one product from the given collections. */
-export async function deleteMemberships(db: Db, storeId: string, productCode: string, collectionIds: string[]) {
-  for (const chunk of chunked(db, collectionIds, { maxItems: 500 }))
-    await db
-      .deleteFrom('collection_members')
-      .where('store_id', '=', storeId)
-      .where('product_code', '=', productCode)
-      .where('collection_id', 'in', chunk)
-      .execute();
+/**
+ * Removes the given memberships, many products at once: one statement per chunk instead of one per
+ * product (on PostgreSQL, one round trip where a price change moving 40 products took 40). The pairs
+ * are matched as a row value against a VALUES list, which both engines look up through the primary key.
+ */
+export async function deleteMembershipRows(db: Db, storeId: string, rows: ReadonlyArray<MemberRow>) {
+  for (const chunk of chunked(db, rows, { paramsPerItem: 2, maxItems: 1000 })) {
+    const pairs = sql.join(chunk.map((row) => sql`(${row.collection_id}, ${row.product_code})`));
+    await sql`delete from collection_members where store_id = ${storeId}
+      and (collection_id, product_code) in (values ${pairs})`.execute(db);
+  }
 }
 
 export async function hasCollections(db: Db, storeId: string): Promise<boolean> {

@@ -362,18 +362,14 @@ export class CollectionsService {
     desired: Map<string, repo.MemberRow>,
     existing: repo.MemberRow[],
   ) {
-    const leaving = new Map<string, string[]>();
+    const leaving: repo.MemberRow[] = [];
     for (const row of existing) {
       if (!live.ids.has(row.collection_id)) continue;
       const key = membershipKey(row);
-      const wanted = desired.get(key);
-      if (wanted === undefined) {
-        const collections = leaving.get(row.product_code) ?? [];
-        collections.push(row.collection_id);
-        leaving.set(row.product_code, collections);
-      } else desired.delete(key);
+      if (desired.has(key)) desired.delete(key);
+      else leaving.push(row);
     }
-    for (const [code, collectionIds] of leaving) await repo.deleteMemberships(trx, storeId, code, collectionIds);
+    await repo.deleteMembershipRows(trx, storeId, leaving);
     await repo.insertMembers(trx, [...desired.values()]);
   }
 
