@@ -218,14 +218,29 @@ export async function markVisibility(db: Db, storeId: string, visible: string[],
   }
 }
 
+/**
+ * Whether any of the store's products is hidden. When none is, the member reads leave out their
+ * hidden-product probe: PostgreSQL plans that probe against a vacuumed empty table as a nested loop
+ * that scans the table once per membership (the counts of 2,000 collections over 2.1 million
+ * memberships: 2.7 s, against 0.5 s with the hash anti-join it picks once the table has rows).
+ */
+async function anyHidden(db: Db, storeId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('collection_hidden_products')
+    .select('product_code')
+    .where('store_id', '=', storeId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function visibleMemberCounts(db: Db, storeId: string): Promise<Map<string, number>> {
-  const rows = await db
+  let query = db
     .selectFrom('collection_members')
     .select(['collection_id', (eb) => eb.fn.countAll().as('n')])
-    .where('store_id', '=', storeId)
-    .where((eb) => eb.not(eb.exists(hiddenMember(eb))))
-    .groupBy('collection_id')
-    .execute();
+    .where('store_id', '=', storeId);
+  if (await anyHidden(db, storeId)) query = query.where((eb) => eb.not(eb.exists(hiddenMember(eb))));
+  const rows = await query.groupBy('collection_id').execute();
   return new Map(rows.map((row) => [row.collection_id, Number(row.n)]));
 }
 
@@ -260,8 +275,8 @@ export async function pageOfVisibleMembers(
   let query = db
     .selectFrom('collection_members')
     .where('collection_members.store_id', '=', storeId)
-    .where('collection_members.collection_id', '=', collectionId)
-    .where((eb) => eb.not(eb.exists(hiddenMember(eb))));
+    .where('collection_members.collection_id', '=', collectionId);
+  if (await anyHidden(db, storeId)) query = query.where((eb) => eb.not(eb.exists(hiddenMember(eb))));
   if (excluded.length > 0) query = query.where('collection_members.product_code', 'not in', excluded);
   const ordered =
     spec === ''
