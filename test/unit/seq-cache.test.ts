@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SeqCache } from '../../src/storage/seq-cache.js';
+
+const store = (changeSeq: number) => ({ id: 'store-1', changeSeq });
+
+describe('SeqCache', () => {
+  it('computes once per sequence, and again when the sequence moves', async () => {
+    const cache = new SeqCache();
+    let computed = 0;
+    const compute = async () => ++computed;
+    assert.equal(await cache.get(store(1), 'k', compute), 1);
+    assert.equal(await cache.get(store(1), 'k', compute), 1);
+    assert.equal(await cache.get(store(2), 'k', compute), 2);
+    assert.equal(await cache.get(store(2), 'other', compute), 3);
+  });
+
+  it('shares one computation between requests that miss together', async () => {
+    const cache = new SeqCache();
+    let computed = 0;
+    let finish!: (n: number) => void;
+    const compute = () => {
+      computed++;
+      return new Promise<number>((resolve) => (finish = resolve));
+    };
+    const waiting = [cache.get(store(1), 'k', compute), cache.get(store(1), 'k', compute)];
+    finish(42);
+    assert.deepEqual(await Promise.all(waiting), [42, 42]);
+    assert.equal(computed, 1);
+  });
+
+  it('forgets a computation that failed', async () => {
+    const cache = new SeqCache();
+    await assert.rejects(cache.get(store(1), 'k', () => Promise.reject(new Error('database gone'))));
+    assert.equal(await cache.get(store(1), 'k', async () => 7), 7);
+  });
+});
