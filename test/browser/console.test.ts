@@ -333,7 +333,21 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await page.getByLabel(/^Minimum products/).waitFor();
     await preview.getByText(/^3 products/).waitFor();
     await page.getByLabel(/^Minimum products/).fill('5');
-    await preview.locator('.badge-hidden').waitFor();
+    await preview
+      .locator('.badge-hidden')
+      .waitFor()
+      .catch(async (error: Error) => {
+        // This wait timed out once in a while under npm test's concurrency and never alone: say what the page showed.
+        const shown = await page
+          .locator('main')
+          .innerText({ timeout: 1000 })
+          .catch(() => '(no main)');
+        const typed = await page
+          .getByLabel(/^Minimum products/)
+          .inputValue({ timeout: 1000 })
+          .catch(() => '?');
+        throw new Error(`${error.message}\nMinimum products field: ${typed}\npage:\n${shown.slice(0, 1500)}`);
+      });
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Saved.').waitFor();
     await page.getByRole('link', { name: '← Collections' }).click();
