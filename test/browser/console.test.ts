@@ -329,8 +329,20 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await list.getByText('Dresses under 60').waitFor();
     assert.match(await list.innerText(), /Dresses under 60\s+active\s+3/);
     // edit it: below minProducts it would be hidden, and the preview says so before saving
+    // The collection arrives late, as under load: the form waits for it instead of taking a change
+    // that the arriving collection would overwrite.
+    await page.route(
+      /\/v1\/collection\?/,
+      async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await route.continue();
+      },
+      { times: 1 },
+    );
     await list.getByRole('link', { name: 'Dresses under 60' }).click();
+    await page.getByText('Loading the collection…').waitFor();
     await page.getByLabel(/^Minimum products/).waitFor();
+    assert.equal(await page.getByLabel('Name').inputValue(), 'Dresses under 60', 'the form shows the collection');
     await preview.getByText(/^3 products/).waitFor();
     await page.getByLabel(/^Minimum products/).fill('5');
     await preview

@@ -106,7 +106,8 @@ export function CollectionEditor({ ctx, id }: { ctx: StoreContext; id: string | 
   }, [existing.data]);
 
   const settled = useDebounced(draft, 350);
-  const built = bodyOf(settled, existing.data ?? null);
+  // Editing: no preview of the blank form's defaults while the collection loads or its draft settles.
+  const built = id && settled === EMPTY ? {} : bodyOf(settled, existing.data ?? null);
   const preview = useLoad(
     (signal) =>
       built.body
@@ -181,6 +182,9 @@ export function CollectionEditor({ ctx, id }: { ctx: StoreContext; id: string | 
         <p>Collection {id} is not in this store.</p>
       </div>
     );
+  // The form appears with the collection in it: typed into the blank form, a change would be lost
+  // when the collection arrives and fills it.
+  if (id && (!existing.data || draft === EMPTY)) return <p class="loading">Loading the collection…</p>;
 
   return (
     <>
