@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
+import { buildTestApp, describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
 async function seedProducts(t: TestApp, codes: string[], extra: Record<string, unknown> = {}) {
   const res = await t.request({
@@ -69,6 +69,56 @@ describeEachDialect('asset links', (ctx) => {
     const page = json(await list(t, '&offset=1&limit=1')).data;
     assert.equal(page.total_groups, 2);
     assert.deepEqual(Object.keys(page.assets), ['P2']);
+  });
+
+  it('pages over groups in parent_code order with every link of each group, whatever the other channel holds', async () => {
+    // A store of its own: the other tests' groups would change the totals.
+    const t = await buildTestApp(ctx().dialect);
+    try {
+      const codes = ['G1', 'G2', 'G3', 'G4', 'G5'];
+      await seedProducts(t, codes);
+      // Linked out of order, G3 with three images; the app channel has a group of its own in between.
+      await create(t, [
+        { parent_code: 'G4', assets: { 'Image URL 1': 'https://c/g4.jpg' } },
+        {
+          parent_code: 'G3',
+          assets: {
+            'Image URL 1': 'https://c/g3-1.jpg',
+            'Image URL 2': 'https://c/g3-2.jpg',
+            side: 'https://c/g3-s.jpg',
+          },
+        },
+        ...['G1', 'G2', 'G5'].map((code) => ({
+          parent_code: code,
+          assets: { 'Image URL 1': `https://c/${code}.jpg` },
+        })),
+      ]);
+      await create(t, [{ parent_code: 'G2', assets: { 'Image URL 1': 'https://c/g2-app.jpg' } }], '&channel=app');
+      const page = json(await list(t, '&offset=2&limit=2')).data;
+      assert.equal(page.total_groups, 5);
+      assert.equal(page.returned_groups, 2);
+      assert.deepEqual(Object.keys(page.assets), ['G3', 'G4']);
+      assert.deepEqual(
+        page.assets.G3.assets.map((a: Record<string, unknown>) => [
+          a.rank,
+          Object.keys(a).find((k) => k !== 'asset_id' && k !== 'rank'),
+        ]),
+        [
+          [1, 'Image URL 1'],
+          [2, 'Image URL 2'],
+          [3, 'side'],
+        ],
+      );
+      const first = json(await list(t, '&limit=2')).data;
+      assert.deepEqual(Object.keys(first.assets), ['G1', 'G2']);
+      assert.equal(first.assets.G2.assets.length, 1, 'the app channel link is not listed on web');
+      const app = json(await list(t, '&channel=app')).data;
+      assert.deepEqual([app.total_groups, Object.keys(app.assets)], [1, ['G2']]);
+      const past = json(await list(t, '&offset=5&limit=2')).data;
+      assert.deepEqual([past.total_groups, past.returned_groups, past.assets], [5, 0, {}]);
+    } finally {
+      await t.close();
+    }
   });
 
   it('replaces a re-sent name (updated), compacts numbers past the end, and keeps ranks contiguous after unlink and delete', async () => {
