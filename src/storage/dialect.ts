@@ -11,6 +11,11 @@ export interface StorageDialect {
   readonly name: DialectName;
   /** SQLite serialises writers on one connection; PostgreSQL needs explicit row locks. */
   readonly supportsRowLocks: boolean;
+  /**
+   * Each statement is a round trip to a server (PostgreSQL), not a call into the process (SQLite):
+   * where two statements can be one, it pays on such an engine, while SQLite may run the simpler pair faster.
+   */
+  readonly roundTripPerStatement: boolean;
   /** Most bind parameters one statement may carry, so batches can be chunked. */
   readonly maxParameters: number;
   /** Adds FOR UPDATE where the engine has it; a no-op on SQLite, whose single writer already serialises. */

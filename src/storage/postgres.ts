@@ -20,6 +20,7 @@ function pgDriver(): typeof pgModule {
 export const postgresDialect: StorageDialect = {
   name: 'postgres',
   supportsRowLocks: true,
+  roundTripPerStatement: true,
   maxParameters: 65_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
     return query.forUpdate();

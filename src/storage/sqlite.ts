@@ -22,6 +22,7 @@ import { withDialect } from './dialect.js';
 export const sqliteDialect: StorageDialect = {
   name: 'sqlite',
   supportsRowLocks: false,
+  roundTripPerStatement: false,
   maxParameters: 32_000,
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
     return query;
