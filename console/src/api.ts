@@ -1,5 +1,6 @@
 // Calls the same /v1 and /admin/v1 endpoints as any client, and turns their errors into words.
 import { loadSession } from './session';
+import type { components } from '../../clients/typescript/src/generated/api';
 
 export class ApiError extends Error {
   constructor(
@@ -131,83 +132,22 @@ export async function download(path: string, query: Query, filename: string): Pr
 }
 
 // ---- the shapes the console reads ---------------------------------------------------------------
+// The API's own schemas, as generated for @vitrine/client from /openapi.json: a field the API renames
+// or drops fails the console's type check instead of showing blank cells.
 
-export interface StoreRef {
-  store_uuid: string;
-  store_name: string;
-  default_channel: string;
-}
-export interface StoreDetails {
-  store_name: string;
-  channels: Record<string, number>;
-  store_taxonomy: string;
-}
-export type Product = Record<string, unknown> & {
-  product_code: string;
-  status: string;
-  problems: string[];
-  created_at: string;
-  updated_at: string;
-};
+type Schemas = components['schemas'];
+export type StoreRef = Pick<Schemas['StoreSummary'], 'store_uuid' | 'store_name' | 'default_channel'>;
+export type StoreDetails = Schemas['Store'];
+export type Product = Schemas['Product'];
 export interface ProductPage {
   total: number;
   products: Product[];
 }
-export interface Failure {
-  _id: string;
-  count: number;
-}
-export interface ImageStatus {
-  images: number;
-  pending: number;
-  indexed: number;
-  failed: number;
-  retrying: number;
-  failures: Array<{ url: string; state: string; error: string | null; attempts: number; updated_at: string }>;
-}
-export interface Member {
-  product_code: string;
-  title: string;
-  category: string;
-  price: number | null;
-  currency: string;
-  image_url: string;
-}
-export interface Collection {
-  id: string;
-  parentId: string | null;
-  name: string;
-  status: string;
-  autoRefresh: boolean;
-  minProducts: number;
-  totalProducts: number;
-  filters: Record<string, unknown>;
-  heroProducts: string[];
-  sortBy: { static: Record<string, boolean>; dynamic: Array<{ field: string; order: string }> };
-  static: string;
-}
-export interface ImportJob {
-  import_id: string;
-  status: string;
-  format: string;
-  source: string;
-  progress: { rows: number };
-  summary: null | {
-    rows: number;
-    inserted: number;
-    updated: number;
-    unchanged: number;
-    failed: number;
-    failures: Record<string, number>;
-    statuses: Record<string, number>;
-    problems: Record<string, number>;
-    hint: string | null;
-    suggested_mapping: Record<string, string> | null;
-    seconds: number;
-  };
-  error: string | null;
-  finished_at: string | null;
-}
+export type Failure = Schemas['FailureCount'];
+export type ImageStatus = Schemas['ImageStatus'];
+export type Member = Schemas['CollectionMember'];
+export type Collection = Schemas['Collection'];
+export type ImportJob = Schemas['ImportJob'];
 
 export const STATUSES = ['new', 'active', 'problem', 'inactive', 'draft', 'under review'] as const;
 /** `problem` is set by the quality checks only. */
