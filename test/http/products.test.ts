@@ -220,6 +220,34 @@ describeEachDialect('POST /v1/products', (ctx) => {
     }
   });
 
+  it('plans a batch of new and stored products each against what is stored, failures included', async () => {
+    const t = ctx();
+    await post(t, [product('MIX-1'), product('MIX-2')]);
+    await post(t, [{ product_code: 'MIX-1', Status: 'draft' }], 'PUT');
+    const res = await post(t, [
+      product('MIX-1', { Colour: 'Blue' }), // stored, parked in draft: stays draft
+      product('MIX-3'), // new
+      product('MIX-4', { Status: 'active', 'Selling Price': undefined }), // new, fails the checks
+      product('MIX-2', { Status: 'active', 'Selling Price': undefined }), // stored, fails the checks
+    ]);
+    const data = json(res).data;
+    assert.deepEqual([data.inserted, data.updated, data.failed], [1, 1, 2]);
+    assert.deepEqual(
+      data.error_info.map((e: { product_code: string; reason: string }) => [e.product_code, e.reason]),
+      [
+        ['MIX-4', 'quality_check_failed'],
+        ['MIX-2', 'quality_check_failed'],
+      ],
+    );
+    const stored = new Map(
+      (await getProducts(t, ['MIX-1', 'MIX-2', 'MIX-3', 'MIX-4'])).map((p) => [p.product_code, p]),
+    );
+    assert.deepEqual([...stored.keys()].sort(), ['MIX-1', 'MIX-2', 'MIX-3']);
+    assert.deepEqual([stored.get('MIX-1')!.status, stored.get('MIX-1')!.Colour], ['draft', 'Blue']);
+    assert.deepEqual([stored.get('MIX-2')!.status, stored.get('MIX-2')!['Selling Price']], ['new', '49.90']);
+    assert.equal(stored.get('MIX-3')!.status, 'new');
+  });
+
   it('never duplicates a product under concurrent upserts of the same code', async () => {
     const t = ctx();
     const bodies = Array.from({ length: 8 }, (_, i) =>

@@ -6,6 +6,8 @@ import type { ProductsTable } from '../../storage/schema.js';
 
 export type ProductRow = Insertable<ProductsTable>;
 
+export type LockedProductRow = Awaited<ReturnType<typeof lockProducts>>[number];
+
 /** Rows for the given codes, locked for the rest of the transaction where the engine has row locks. */
 export async function lockProducts(db: Db, storeId: string, codes: string[]) {
   const rows = [];
@@ -27,41 +29,27 @@ export async function lockProducts(db: Db, storeId: string, codes: string[]) {
 }
 
 /**
- * Claims codes that do not exist yet with a placeholder row, returning the codes this transaction
- * created. A concurrent writer of the same code waits on the unique key, then finds the row: so
- * inserted/updated counts stay exact and no code is ever stored twice.
+ * Inserts the rows of products that do not exist yet, leaving any code already stored alone (on
+ * conflict nothing), and returns the codes this transaction created. A concurrent writer of the same
+ * code waits on the primary key, then finds the row. The rows go in code order, as every writer
+ * locks them, so two batches sharing new codes wait for each other instead of deadlocking.
  */
-export async function claimNewCodes(db: Db, storeId: string, codes: string[], now: string): Promise<Set<string>> {
-  const claimed = new Set<string>();
-  for (const chunk of chunked(db, codes, { paramsPerItem: 12 }))
-    for (const code of await claimChunk(db, storeId, chunk, now)) claimed.add(code);
-  return claimed;
-}
-
-async function claimChunk(db: Db, storeId: string, codes: string[], now: string): Promise<string[]> {
-  if (codes.length === 0) return [];
-  const rows = await db
-    .insertInto('products')
-    .values(
-      codes.map((code) => ({
-        store_id: storeId,
-        product_code: code,
-        parent_code: null,
-        status: 'new',
-        title: null,
-        category: null,
-        department: null,
-        price: null,
-        currency: null,
-        attributes: '{}',
-        created_at: now,
-        updated_at: now,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['store_id', 'product_code']).doNothing())
-    .returning('product_code')
-    .execute();
-  return rows.map((row) => row.product_code);
+export async function insertNewProducts(db: Db, rows: ProductRow[]): Promise<Set<string>> {
+  const created = new Set<string>();
+  const ordered = [...rows].sort((a, b) =>
+    a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0,
+  );
+  for (const chunk of chunked(db, ordered, { paramsPerItem: 12 })) {
+    if (chunk.length === 0) continue;
+    const inserted = await db
+      .insertInto('products')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['store_id', 'product_code']).doNothing())
+      .returning('product_code')
+      .execute();
+    for (const row of inserted) created.add(row.product_code);
+  }
+  return created;
 }
 
 export async function deleteProducts(db: Db, storeId: string, codes: string[]) {
@@ -75,7 +63,7 @@ export async function deleteProducts(db: Db, storeId: string, codes: string[]) {
   }
 }
 
-/** Writes full product rows over existing (or just-claimed) ones. */
+/** Writes full product rows, over the stored ones where they exist. */
 export async function writeProducts(db: Db, rows: ProductRow[]) {
   for (const chunk of chunked(db, rows, { paramsPerItem: 12 })) await writeProductChunk(db, chunk);
 }

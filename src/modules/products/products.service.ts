@@ -97,9 +97,13 @@ interface BatchPlan {
   entries: ChangeEntry[];
   itemFailures: ItemFailure[];
   warnings: ProductWarning[];
-  /** Codes claimed for this batch whose item failed after all: their placeholder rows go. */
-  abandoned: string[];
   items: ItemResult[];
+}
+
+/** What a plan is made against: the stored rows of the batch's codes, and the codes it creates. */
+interface Known {
+  existing: Map<string, repo.LockedProductRow>;
+  fresh: Set<string>;
 }
 
 /** Product writes (create/upsert, partial update, delete): each valid item stored completely, in one transaction per batch. */
@@ -152,19 +156,38 @@ export class ProductsService {
     const creates = options.mode !== 'update';
 
     const plan = options.dryRun
-      ? await this.#plan(this.storage.db, store, items, codes, options.mode, undefined)
+      ? this.#plan(store, items, options.mode, await this.#stored(this.storage.db, store, codes, options.mode))
       : await inTransaction(this.storage, async (trx) => {
           const now = new Date().toISOString();
-          // Where writers run concurrently (PostgreSQL), new codes are claimed under the primary key first;
-          // SQLite has one writer per transaction, so the locked read alone tells new from existing and
-          // a new product is written once.
-          const claimed =
-            creates && this.storage.dialect.supportsRowLocks
-              ? await repo.claimNewCodes(trx, store.id, codes, now)
-              : undefined;
-          const planned = await this.#plan(trx, store, items, codes, options.mode, claimed, now);
-          await repo.deleteProducts(trx, store.id, planned.abandoned);
-          await repo.writeProducts(trx, planned.rows);
+          let planned: BatchPlan;
+          let created = new Set<string>();
+          if (creates && this.storage.dialect.supportsRowLocks) {
+            // Writers run concurrently (PostgreSQL): every item is first inserted as a new product, on
+            // conflict nothing, and the codes that come back are this transaction's creations. A
+            // concurrent writer of the same code waits on the primary key, then finds the row and
+            // updates it: inserted/updated counts stay exact and no code is stored twice. The rest are
+            // locked and planned against what is stored; a new product is written once.
+            const asNew = this.#plan(store, items, options.mode, { existing: new Map(), fresh: new Set(codes) }, now);
+            created = await repo.insertNewProducts(trx, asNew.rows);
+            const stored = await repo.lockProducts(
+              trx,
+              store.id,
+              codes.filter((code) => !created.has(code)),
+            );
+            const existing = new Map(stored.map((row) => [row.product_code, row]));
+            // Not created and not stored: an item that fails as a new product (its own failure is
+            // reported), or a code a concurrent writer created and another deleted meanwhile.
+            const fresh = new Set(codes.filter((code) => created.has(code) || !existing.has(code)));
+            planned = this.#plan(store, items, options.mode, { existing, fresh }, now);
+          } else {
+            // SQLite has one writer per transaction (and a PUT creates nothing): the locked read alone
+            // tells new from existing.
+            planned = this.#plan(store, items, options.mode, await this.#stored(trx, store, codes, options.mode), now);
+          }
+          await repo.writeProducts(
+            trx,
+            planned.rows.filter((row) => !created.has(row.product_code)),
+          );
           await repo.replaceProblems(trx, store.id, planned.problemsByCode);
           if (missingSku > 0)
             await repo.recordSkuRejections(trx, {
@@ -190,38 +213,36 @@ export class ProductsService {
     };
   }
 
-  /** Works out each item's stored fields, status and outcome against the stored rows (locked inside a write). */
-  async #plan(
-    db: Db,
+  /** The stored rows of the batch's codes (locked inside a write), and which codes the batch would create. */
+  async #stored(db: Db, store: Store, codes: string[], mode: WriteMode): Promise<Known> {
+    const rows = codes.length ? await repo.lockProducts(db, store.id, codes) : [];
+    const existing = new Map(rows.map((row) => [row.product_code, row]));
+    return { existing, fresh: new Set(mode === 'update' ? [] : codes.filter((code) => !existing.has(code))) };
+  }
+
+  /** Works out each item's stored fields, status and outcome against the stored rows. */
+  #plan(
     store: Store,
     items: ProductItem[],
-    codes: string[],
     mode: WriteMode,
-    claimed: Set<string> | undefined,
+    { existing, fresh }: Known,
     now = new Date().toISOString(),
-  ): Promise<BatchPlan> {
+  ): BatchPlan {
     const profile = store.mappingProfile!;
-    const existing = new Map(
-      (codes.length ? await repo.lockProducts(db, store.id, codes) : []).map((row) => [row.product_code, row]),
-    );
-    const fresh = claimed ?? new Set(mode === 'update' ? [] : codes.filter((code) => !existing.has(code)));
     const plan: BatchPlan = {
       rows: [],
       problemsByCode: new Map(),
       entries: [],
       itemFailures: [],
       warnings: [],
-      abandoned: [],
       items: [],
     };
 
     for (const item of items) {
       const isNew = fresh.has(item.code);
       const row = isNew ? undefined : existing.get(item.code);
-      const failItem = (reason: string, details: string) => {
+      const failItem = (reason: string, details: string) =>
         plan.itemFailures.push({ index: item.index, product_code: item.code, reason, details });
-        if (isNew && claimed) plan.abandoned.push(item.code);
-      };
       if (!row && !isNew) {
         failItem('not_found', `product ${item.code} does not exist`);
         continue;
