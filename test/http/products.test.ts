@@ -248,6 +248,30 @@ describeEachDialect('POST /v1/products', (ctx) => {
     assert.equal(stored.get('MIX-3')!.status, 'new');
   });
 
+  it('forgets the quality problems of a deleted product when its code comes back', async () => {
+    const t = ctx();
+    const withReason = async (reason: string) =>
+      json(
+        await t.request({
+          method: 'GET',
+          url: `/v1/products?store_uuid=${t.store.store_uuid}&reason=${encodeURIComponent(reason)}&product_code=BACK-1`,
+        }),
+      ).data.products.map((p: { product_code: string }) => p.product_code);
+    await post(t, [product('BACK-1', { 'Selling Price': undefined })]);
+    const [reason] = (await getProducts(t, ['BACK-1']))[0].problems as string[];
+    assert.ok(reason, 'the product without a price has a problem');
+    assert.deepEqual(await withReason(reason), ['BACK-1']);
+    const deleted = await t.request({
+      method: 'DELETE',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}&sku_codes=BACK-1`,
+    });
+    assert.equal(json(deleted).data.deleted, 1);
+    const back = json(await post(t, [product('BACK-1')])).data;
+    assert.equal(back.inserted, 1);
+    assert.deepEqual((await getProducts(t, ['BACK-1']))[0].problems, []);
+    assert.deepEqual(await withReason(reason), []);
+  });
+
   it('never duplicates a product under concurrent upserts of the same code', async () => {
     const t = ctx();
     const bodies = Array.from({ length: 8 }, (_, i) =>
