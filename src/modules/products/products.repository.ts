@@ -40,7 +40,6 @@ export async function insertNewProducts(db: Db, rows: ProductRow[]): Promise<Set
     a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0,
   );
   for (const chunk of chunked(db, ordered, { paramsPerItem: 12 })) {
-    if (chunk.length === 0) continue;
     const inserted = await db
       .insertInto('products')
       .values(chunk)

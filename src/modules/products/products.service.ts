@@ -169,16 +169,21 @@ export class ProductsService {
             // locked and planned against what is stored; a new product is written once.
             const asNew = this.#plan(store, items, options.mode, { existing: new Map(), fresh: new Set(codes) }, now);
             created = await repo.insertNewProducts(trx, asNew.rows);
-            const stored = await repo.lockProducts(
+            // Not created and not stored (fresh in `rest`): an item that fails as a new product (its own
+            // failure is reported), or a code a concurrent writer created and another deleted meanwhile.
+            const rest = await this.#stored(
               trx,
-              store.id,
+              store,
               codes.filter((code) => !created.has(code)),
+              options.mode,
             );
-            const existing = new Map(stored.map((row) => [row.product_code, row]));
-            // Not created and not stored: an item that fails as a new product (its own failure is
-            // reported), or a code a concurrent writer created and another deleted meanwhile.
-            const fresh = new Set(codes.filter((code) => created.has(code) || !existing.has(code)));
-            planned = this.#plan(store, items, options.mode, { existing, fresh }, now);
+            planned = this.#plan(
+              store,
+              items,
+              options.mode,
+              { existing: rest.existing, fresh: new Set([...created, ...rest.fresh]) },
+              now,
+            );
           } else {
             // SQLite has one writer per transaction (and a PUT creates nothing): the locked read alone
             // tells new from existing.
