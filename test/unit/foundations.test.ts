@@ -8,6 +8,7 @@ import { priceOf, isValidPrice } from '../../src/catalog/price.js';
 import { firstImageUrl, TEXT_FIELDS, CANONICAL_FIELDS } from '../../src/catalog/product-fields.js';
 import { parseEncoding, parseFormat } from '../../src/catalog/import-formats.js';
 import { PollingWorker, WorkerRegistry } from '../../src/jobs/workers.js';
+import { hashApiToken, secretsEqual } from '../../src/modules/stores/api-tokens.js';
 
 describe('chunked', () => {
   it('never binds more parameters than the dialect allows, and honours a cap of its own', () => {
@@ -124,5 +125,19 @@ describe('background workers', () => {
     assert.deepEqual(errors, ['test.flaky: boom']);
     assert.equal(worker.status().failures, 1);
     assert.equal(worker.status().lastError, 'boom');
+  });
+});
+
+describe('API token hashing', () => {
+  it('stores SHA-256 in hex, so the hashes stored by earlier versions still match', () => {
+    assert.equal(hashApiToken('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    // UTF-8 bytes, as before: SHA-256 of U+00E9 (C3 A9).
+    assert.equal(hashApiToken('é'), '4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c');
+  });
+
+  it('compares secrets of any length', () => {
+    assert.equal(secretsEqual('admin-secret', 'admin-secret'), true);
+    assert.equal(secretsEqual('admin-secret', 'admin-secreT'), false);
+    assert.equal(secretsEqual('short', 'a much longer secret'), false);
   });
 });
