@@ -1,9 +1,19 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { fmt, load, machineLine, readStyles, skipWithoutShared, STYLES_CSV, toProduct } from './lib/harness.js';
+import {
+  fmt,
+  freshDatabase,
+  ingestBatches,
+  load,
+  machineLine,
+  readStyles,
+  skipWithoutShared,
+  STYLES_CSV,
+  STYLES_MAPPING,
+  toProduct,
+} from './lib/harness.js';
 
 // Same-hour A/B of two builds of Vitrine on SQLite: this checkout against another one (an earlier
 // commit, built), in alternating rounds, so that a regression claim does not rest on figures of
@@ -33,27 +43,6 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const products = readStyles().map(toProduct);
 const batches: Array<Record<string, string>[]> = [];
 for (let i = 0; i < products.length; i += 100) batches.push(products.slice(i, i + 100));
-const MAPPING = {
-  fields: {
-    id: 'product_code',
-    productDisplayName: 'Product Name',
-    articleType: 'Category',
-    gender: 'Department',
-    baseColour: 'Colour',
-    subCategory: 'Sub Category',
-    season: 'Season',
-    usage: 'Usage',
-  },
-  required: [],
-};
-
-function freshSqlite() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-compare-'));
-  return {
-    url: `sqlite:${path.join(dir, 'compare.db')}`,
-    drop: () => fs.rmSync(dir, { recursive: true, force: true }),
-  };
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -130,37 +119,22 @@ async function serveWithStore(dir: string, url: string) {
 }
 
 async function ingest(dir: string) {
-  const db = freshSqlite();
+  const db = await freshDatabase('sqlite');
   const served = await serveWithStore(dir, db.url);
   try {
     const cpuBefore = groupCpuSeconds(served.server);
     const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (next < batches.length) {
-          const batch = batches[next++];
-          const res = await fetch(`${served.base}/v1/products?store_uuid=${served.store.store_uuid}`, {
-            method: 'POST',
-            headers: served.headers,
-            body: JSON.stringify(batch),
-          });
-          const body = (await res.json()) as { data: { failed: number } };
-          if (res.status !== 200 || body.data.failed > 0)
-            throw new Error(`ingest failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-        }
-      }),
-    );
+    await ingestBatches(served.base, served.store.store_uuid, served.headers, batches);
     const elapsed = (performance.now() - started) / 1000;
     return { perSecond: products.length / elapsed, cpuSeconds: groupCpuSeconds(served.server) - cpuBefore };
   } finally {
     await served.stop();
-    db.drop();
+    await db.drop();
   }
 }
 
 async function importRows(dir: string) {
-  const db = freshSqlite();
+  const db = await freshDatabase('sqlite');
   try {
     const { loadConfig } = (await import(path.join(dir, 'dist/src/config.js'))) as typeof import('../src/config.js');
     const { createContainer } = (await import(
@@ -172,7 +146,7 @@ async function importRows(dir: string) {
     const setup = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
     await migrateToLatest(setup.storage);
     const created = await setup.stores.createStore({ workspaceName: 'Compare', name: 'Compare' });
-    await setup.stores.setMappingProfile(created.store_uuid, MAPPING);
+    await setup.stores.setMappingProfile(created.store_uuid, STYLES_MAPPING);
     await setup.close();
     const child = spawnSync(process.execPath, [path.join(dir, 'dist/bench/servers/import-run.js')], {
       env: { ...process.env, DATABASE_URL: db.url, BENCH_STORE: created.store_uuid, BENCH_FILE: STYLES_CSV },
@@ -184,12 +158,12 @@ async function importRows(dir: string) {
     const { summary } = JSON.parse(match[1]) as { summary: { rows: number; seconds: number } };
     return summary.rows / summary.seconds;
   } finally {
-    db.drop();
+    await db.drop();
   }
 }
 
 async function storesRoute(dir: string) {
-  const db = freshSqlite();
+  const db = await freshDatabase('sqlite');
   const served = await serveWithStore(dir, db.url);
   try {
     const url = `${served.base}/v1/stores?store_uuid=${served.store.store_uuid}`;
@@ -200,7 +174,7 @@ async function storesRoute(dir: string) {
     return result.rps;
   } finally {
     await served.stop();
-    db.drop();
+    await db.drop();
   }
 }
 

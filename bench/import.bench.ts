@@ -13,24 +13,12 @@ import {
   recordSection,
   skipWithoutShared,
   STYLES_CSV,
+  STYLES_MAPPING,
 } from './lib/harness.js';
 
 // File import: the real styles.csv (44,446 rows, 22 malformed) on both engines, and a ~200 MB file for flat memory.
 if (skipWithoutShared('import.bench')) process.exit(0);
 
-const MAPPING = {
-  fields: {
-    id: 'product_code',
-    productDisplayName: 'Product Name',
-    articleType: 'Category',
-    gender: 'Department',
-    baseColour: 'Colour',
-    subCategory: 'Sub Category',
-    season: 'Season',
-    usage: 'Usage',
-  },
-  required: [],
-};
 const BIG_MB = Number(process.env.BENCH_IMPORT_MB ?? 200);
 
 async function run(engine: 'sqlite' | 'postgres', file: string) {
@@ -38,7 +26,7 @@ async function run(engine: 'sqlite' | 'postgres', file: string) {
   const setup = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
   await migrateToLatest(setup.storage);
   const created = await setup.stores.createStore({ workspaceName: 'Bench', name: 'Bench' });
-  await setup.stores.setMappingProfile(created.store_uuid, MAPPING);
+  await setup.stores.setMappingProfile(created.store_uuid, STYLES_MAPPING);
   await setup.close();
   const once = () => {
     const child = spawnSync(process.execPath, ['dist/bench/servers/import-run.js'], {

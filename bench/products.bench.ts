@@ -6,6 +6,7 @@ import {
   bareRouteWith,
   fmt,
   freshDatabase,
+  ingestBatches,
   load,
   machineLine,
   postgresAvailable,
@@ -52,25 +53,8 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
   const headers = { authorization: `Bearer ${store.api_token}`, 'content-type': 'application/json' };
   try {
     // 1. ingest with 4 concurrent clients
-    let next = 0;
-    let stored = 0;
     const started = performance.now();
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (next < batches.length) {
-          const batch = batches[next++];
-          const res = await fetch(`${base}/v1/products?store_uuid=${store.store_uuid}`, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify(batch),
-          });
-          const body = (await res.json()) as { data: { inserted: number; updated: number; failed: number } };
-          if (res.status !== 200 || body.data.failed > 0)
-            throw new Error(`ingest failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-          stored += body.data.inserted + body.data.updated;
-        }
-      }),
-    );
+    const stored = await ingestBatches(base, store.store_uuid, headers, batches);
     const ingestSeconds = (performance.now() - started) / 1000;
 
     // 2. status listing: HTTP, in-process limit, bare route with the same body. Measured once the

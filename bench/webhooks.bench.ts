@@ -6,6 +6,7 @@ import { migrateToLatest } from '../src/storage/migrate.js';
 import {
   fmt,
   freshDatabase,
+  ingestBatches,
   machineLine,
   postgresAvailable,
   readStyles,
@@ -76,21 +77,8 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   });
   const headers = { authorization: `Bearer ${store.api_token}`, 'content-type': 'application/json' };
   try {
-    let next = 0;
     const started = Date.now();
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (next < batches.length) {
-          const batch = batches[next++];
-          const res = await fetch(`http://127.0.0.1:${server.port}/v1/products?store_uuid=${store.store_uuid}`, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify(batch),
-          });
-          if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${await res.text()}`);
-        }
-      }),
-    );
+    await ingestBatches(`http://127.0.0.1:${server.port}`, store.store_uuid, headers, batches);
     const importSeconds = (Date.now() - started) / 1000;
     const deadline = Date.now() + 300_000;
     while (r.arrivals.size < products.length && Date.now() < deadline)

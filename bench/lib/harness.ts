@@ -200,6 +200,52 @@ export function toProduct(row: CatalogRow): Record<string, string> {
   };
 }
 
+/** The mapping profile that reads styles.csv's own headers into Vitrine's canonical fields. */
+export const STYLES_MAPPING = {
+  fields: {
+    id: 'product_code',
+    productDisplayName: 'Product Name',
+    articleType: 'Category',
+    gender: 'Department',
+    baseColour: 'Colour',
+    subCategory: 'Sub Category',
+    season: 'Season',
+    usage: 'Usage',
+  },
+  required: [],
+};
+
+/**
+ * Posts every batch to POST /v1/products from 4 concurrent clients, as an integration would; any
+ * failed answer or item stops the run. Returns the products stored (inserted + updated).
+ */
+export async function ingestBatches(
+  base: string,
+  storeUuid: string,
+  headers: Record<string, string>,
+  batches: Array<Record<string, string>[]>,
+): Promise<number> {
+  let next = 0;
+  let stored = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < batches.length) {
+        const batch = batches[next++];
+        const res = await fetch(`${base}/v1/products?store_uuid=${storeUuid}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(batch),
+        });
+        const body = (await res.json()) as { data: { inserted: number; updated: number; failed: number } };
+        if (res.status !== 200 || body.data.failed > 0)
+          throw new Error(`ingest failed: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+        stored += body.data.inserted + body.data.updated;
+      }
+    }),
+  );
+  return stored;
+}
+
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
