@@ -55,8 +55,10 @@ function freePort(): Promise<number> {
 
 /** CPU seconds (user + system) used so far by a process group: the primary and its API processes. */
 function groupCpuSeconds(child: ChildProcess): number {
-  const pids = spawnSync('pgrep', ['-g', String(child.pid)], { encoding: 'utf8' })
-    .stdout.split('\n')
+  // Read from /proc (Linux); elsewhere the figure is NaN rather than a wrong number.
+  if (!fs.existsSync('/proc/self/stat')) return NaN;
+  const pids = (spawnSync('pgrep', ['-g', String(child.pid)], { encoding: 'utf8' }).stdout ?? '')
+    .split('\n')
     .filter(Boolean);
   let ticks = 0;
   for (const pid of pids) {
