@@ -49,6 +49,11 @@ export interface Config {
   readonly complementsIndexBytes: number;
   readonly searchVocabularyBytes: number;
   /**
+   * Memory budget of the listing pages each API process keeps while their store is unchanged
+   * (VITRINE_LISTING_CACHE_MB; 0 turns the cache off).
+   */
+  readonly listingCacheBytes: number;
+  /**
    * The address clients reach this service at (VITRINE_PUBLIC_URL), for the absolute URLs of
    * uploaded media; unset: the address of the request (API) or http://HOST:PORT (CLI).
    */
@@ -123,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     visualIndexBytes: parseInteger('VITRINE_VISUAL_INDEX_MB', env.VITRINE_VISUAL_INDEX_MB, 1024) * MB,
     complementsIndexBytes: parseInteger('VITRINE_COMPLEMENTS_INDEX_MB', env.VITRINE_COMPLEMENTS_INDEX_MB, 512) * MB,
     searchVocabularyBytes: parseInteger('VITRINE_SEARCH_VOCABULARY_MB', env.VITRINE_SEARCH_VOCABULARY_MB, 256) * MB,
+    listingCacheBytes: parseInteger('VITRINE_LISTING_CACHE_MB', env.VITRINE_LISTING_CACHE_MB, 64) * MB,
     changeRetentionHours: parseInteger('VITRINE_CHANGE_RETENTION_HOURS', env.VITRINE_CHANGE_RETENTION_HOURS, 168),
     webhooks: {
       timeoutMs: parseInteger('VITRINE_WEBHOOK_TIMEOUT_MS', env.VITRINE_WEBHOOK_TIMEOUT_MS, 10_000),
@@ -242,6 +248,12 @@ function checkConfig(c: Config) {
     'VITRINE_SEARCH_VOCABULARY_MB',
     'must be at least 1',
     c.searchVocabularyBytes,
+  );
+  check(
+    isInteger(c.listingCacheBytes, 0),
+    'VITRINE_LISTING_CACHE_MB',
+    'must be a whole number of MB, 0 or more',
+    c.listingCacheBytes,
   );
   check(
     c.publicUrl === undefined || /^https?:\/\/\S+$/.test(c.publicUrl),

@@ -124,7 +124,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const counts = new SeqCache();
   const productQueries = new ProductQueries(storage, counts);
   const productExport = new ProductExport(storage);
-  const assets = new AssetsService(storage, changes, counts, stores, productsRead, config.assetFormats);
+  const listingPages = new SeqCache('listing pages', config.listingCacheBytes);
+  const assets = new AssetsService(storage, changes, counts, listingPages, stores, productsRead, config.assetFormats);
   stores.setChannelUsage((store) => assets.channelUsage(store));
   const textIndex = createTextIndex(storage);
   const searchIndexer = new SearchIndexer(storage, changes, textIndex, productsRead, stores, onError);
@@ -135,6 +136,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     storage,
     changes,
     counts,
+    listingPages,
     productsRead,
     async (storeId, db) => vocabularyForOverrides((await stores.getStore(storeId, db)).vocabularyOverrides),
     onError,

@@ -1,5 +1,6 @@
 import type { Db, StorageHandle } from '../storage/database.js';
 import { inTransaction } from '../storage/transactions.js';
+import type { StoreAtSeq } from '../storage/seq-cache.js';
 import type { ChangeFeed } from './change-feed.js';
 import { PollingWorker, type WorkerErrorLog } from './workers.js';
 
@@ -32,6 +33,8 @@ export const READ_YOUR_WRITES_LIMIT = 500;
  */
 export class ChangeFollower extends PollingWorker {
   #onApplied: (storeId: string, applied: number) => void = () => {};
+  /** Per store, a sequence up to which this consumer's cursor is known to have been committed. */
+  readonly #applied = new Map<string, number>();
 
   constructor(
     private readonly storage: StorageHandle,
@@ -104,10 +107,12 @@ export class ChangeFollower extends PollingWorker {
           rows.map((r) => ({ seq: Number(r.seq), entity: r.entity, key: r.entity_key })),
         );
         await this.moveCursor(trx, storeId, Number(rows[rows.length - 1].seq));
-        return rows.length;
+        return { count: rows.length, cursor: Number(rows[rows.length - 1].seq) };
       });
-      applied += done;
-      if (done < BATCH) break;
+      if (done === 0) break;
+      this.#sawApplied(storeId, done.cursor);
+      applied += done.count;
+      if (done.count < BATCH) break;
     }
     if (applied > 0) this.#onApplied(storeId, applied);
     return applied;
@@ -119,20 +124,34 @@ export class ChangeFollower extends PollingWorker {
    * left to the background run (the read answers from the index as it stands). Returns the lag
    * that remains.
    */
-  async readYourWrites(storeId: string): Promise<number> {
-    return (await this.readYourWritesAt(storeId)).lag;
+  async readYourWrites(store: string | StoreAtSeq): Promise<number> {
+    return (await this.readYourWritesAt(store)).lag;
   }
 
   /**
    * readYourWrites, also giving the consumer's cursor as it stands after it (undefined when changes
    * were applied just now: it moved on), for a reader that keeps what the consumer wrote up to there.
+   * Given the store as the request read it (with its change sequence), a store this process has seen
+   * applied up to that sequence costs no query: cursors only move forward.
    */
-  async readYourWritesAt(storeId: string): Promise<{ lag: number; cursor: number | undefined }> {
+  async readYourWritesAt(store: string | StoreAtSeq): Promise<{ lag: number; cursor: number | undefined }> {
+    const storeId = typeof store === 'string' ? store : store.id;
+    const applied = this.#applied.get(storeId);
+    if (typeof store !== 'string' && applied !== undefined && applied >= store.changeSeq)
+      return { lag: 0, cursor: applied };
     const { latest, cursor } = await this.changes.positionOf(storeId, this.consumer);
+    this.#sawApplied(storeId, cursor);
     const lag = latest - cursor;
     if (lag === 0 || lag > READ_YOUR_WRITES_LIMIT) return { lag, cursor };
     await this.catchUp(storeId);
     return { lag: 0, cursor: undefined };
+  }
+
+  /** Remembers how far a store's changes are known to be applied (by any process: the committed cursor). */
+  #sawApplied(storeId: string, seq: number) {
+    if (seq <= (this.#applied.get(storeId) ?? -1)) return;
+    if (this.#applied.size >= 100_000) this.#applied.clear();
+    this.#applied.set(storeId, seq);
   }
 
   async #catchUpAll() {

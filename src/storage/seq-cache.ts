@@ -1,4 +1,4 @@
-const MAX_ENTRIES = 10_000;
+import { BoundedCache } from './bounded-cache.js';
 
 /** The store as a request read it: its id and its change sequence at that moment. */
 export interface StoreAtSeq {
@@ -6,32 +6,55 @@ export interface StoreAtSeq {
   changeSeq: number;
 }
 
+interface Entry {
+  seq: number;
+  value: Promise<unknown>;
+  bytes: number;
+}
+
+/** What an entry is taken to weigh until its value is known, and a small aggregate's weight. */
+const SMALL_VALUE_BYTES = 100;
+
 /**
- * Caches per-store aggregates (totals, group counts) for as long as the store's change sequence has
- * not moved. Every catalog write bumps the sequence in its transaction, so a cached value is never
- * stale, on this process or another sharing the database. The sequence is the one read with the
- * store at the start of the request (with its token), so a cache hit costs no query at all.
+ * Caches per-store results (totals, group counts, listing pages) for as long as the store's change
+ * sequence has not moved. Every catalog write bumps the sequence in its transaction, so a cached value
+ * is never stale, on this process or another sharing the database. The sequence is the one read with
+ * the store at the start of the request (with its token), so a hit costs no query at all. Bounded by
+ * estimated memory, least recently used first out; a budget of 0 caches nothing.
  */
 export class SeqCache {
-  readonly #entries = new Map<string, { seq: number; value: Promise<unknown> }>();
+  readonly #entries: BoundedCache<Entry> | undefined;
+
+  constructor(name = 'aggregates', maxBytes = 16 * 1024 * 1024) {
+    this.#entries = maxBytes > 0 ? new BoundedCache<Entry>(name, maxBytes, (entry) => entry.bytes) : undefined;
+  }
 
   /**
    * Requests that miss together share one computation (the promise is kept at once): under load,
    * every request arriving while an aggregate over millions of rows is computed would otherwise
    * compute it too. A computation that fails is forgotten, so the next request tries again.
+   * `sizeOf` estimates the value's memory once it is known (default: a small aggregate).
    */
-  get<T>(store: StoreAtSeq, key: string, compute: () => Promise<T>): Promise<T> {
+  get<T>(store: StoreAtSeq, key: string, compute: () => Promise<T>, sizeOf?: (value: T) => number): Promise<T> {
+    const entries = this.#entries;
+    if (!entries) return compute();
     const id = `${store.id}\u0000${key}`;
     // The sequence was read before computing: a value is never newer-labelled than what it counted.
     const seq = store.changeSeq;
-    const cached = this.#entries.get(id);
+    const cached = entries.get(id);
     if (cached && cached.seq === seq) return cached.value as Promise<T>;
     const value = compute();
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(id, { seq, value });
-    value.catch(() => {
-      if (this.#entries.get(id)?.value === value) this.#entries.delete(id);
-    });
+    entries.set(id, { seq, value, bytes: SMALL_VALUE_BYTES });
+    value.then(
+      (resolved) => {
+        // Weighed again once the value is known (a new entry object: the cache re-weighs on set).
+        if (sizeOf && entries.peek(id)?.value === value)
+          entries.set(id, { seq, value, bytes: SMALL_VALUE_BYTES + sizeOf(resolved) });
+      },
+      () => {
+        if (entries.peek(id)?.value === value) entries.delete(id);
+      },
+    );
     return value;
   }
 }

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { createContainer } from '../../src/container.js';
 import { buildTestApp, describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
 async function seedProducts(t: TestApp, codes: string[], extra: Record<string, unknown> = {}) {
@@ -356,6 +358,61 @@ describeEachDialect('asset links', (ctx) => {
         ['asset', 'F1'],
       ],
     );
+  });
+
+  it('never lists a page older than the last write, from whichever process the write came', async () => {
+    const t = await buildTestApp(ctx().dialect);
+    // A second "process": its own app and container (so its own caches) over the same database.
+    const otherContainer = createContainer(t.container.config, { storage: t.container.storage });
+    const other = await buildApp(otherContainer, { logger: false });
+    const listed = async (query = '') => json(await list(t, query)).data;
+    try {
+      await seedProducts(t, ['C1', 'C2']);
+      assert.equal(
+        (await create(t, [{ parent_code: 'C1', assets: { 'Image URL 1': 'https://c/c1.jpg' } }])).statusCode,
+        200,
+      );
+      const first = await listed('&limit=10');
+      assert.deepEqual(await listed('&limit=10'), first, 'the same page again, unchanged');
+      assert.deepEqual(Object.keys(first.assets), ['C1']);
+
+      const viaOther = (method: 'POST' | 'DELETE', url: string, payload: object) =>
+        other.inject({ method, url, payload, headers: { authorization: `Bearer ${t.store.api_token}` } });
+      const linked = await viaOther('POST', `/v1/assets?store_uuid=${t.store.store_uuid}`, [
+        { parent_code: 'C2', assets: { 'Image URL 1': 'https://c/c2.jpg' } },
+      ]);
+      assert.equal(linked.statusCode, 200);
+      const after = await listed('&limit=10');
+      assert.equal(after.total_groups, 2);
+      assert.deepEqual(Object.keys(after.assets), ['C1', 'C2']);
+      // A page cached with other paging is not mistaken for this one.
+      assert.deepEqual(Object.keys((await listed('&limit=1&offset=1')).assets), ['C2']);
+
+      const assetId = after.assets.C1.assets[0].asset_id as string;
+      const deleted = await viaOther('DELETE', '/v1/assets', [
+        { store_uuid: t.store.store_uuid, parent_code: 'C1', asset_id: [assetId] },
+      ]);
+      assert.equal(json(deleted).data.deleted_count, 1);
+      const last = await listed('&limit=10');
+      assert.equal(last.total_groups, 1);
+      assert.deepEqual(Object.keys(last.assets), ['C2']);
+    } finally {
+      await other.close();
+      await t.close();
+    }
+  });
+
+  it('lists the same with the page cache turned off (VITRINE_LISTING_CACHE_MB=0)', async () => {
+    const t = await buildTestApp(ctx().dialect, { listingCacheBytes: 0 });
+    try {
+      await seedProducts(t, ['N1']);
+      await create(t, [{ parent_code: 'N1', assets: { 'Image URL 1': 'https://c/n1.jpg' } }]);
+      assert.equal(json(await list(t)).data.total_groups, 1);
+      await create(t, [{ parent_code: 'N1', assets: { 'Image URL 2': 'https://c/n1-2.jpg' } }]);
+      assert.equal(json(await list(t)).data.assets.N1.assets.length, 2);
+    } finally {
+      await t.close();
+    }
   });
 
   it('answers a wrong method on an asset path with 405, Allow and the asset error shape', async () => {

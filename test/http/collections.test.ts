@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
+import { buildApp } from '../../src/app.js';
+import { createContainer } from '../../src/container.js';
+import { buildTestApp, describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 
 const product = (code: string, extra: Record<string, unknown>) => ({
   product_code: code,
@@ -404,6 +406,58 @@ describeEachDialect('POST /v1/collection/preview', (ctx) => {
     assert.match(json(bad).detail, /Selling Price|between/);
     const notObject = await t.request({ method: 'POST', url: url(t, '/preview'), payload: [1, 2] });
     assert.ok([400, 422].includes(notObject.statusCode));
+  });
+
+  it('never shows a member page older than the last write, from whichever process the write came', async () => {
+    const t = await buildTestApp(ctx().dialect);
+    // A second "process": its own app and container (so its own caches) over the same database.
+    const other = await buildApp(createContainer(t.container.config, { storage: t.container.storage }), {
+      logger: false,
+    });
+    const writeViaOther = (method: 'POST' | 'PUT', payload: object[]) =>
+      other.inject({
+        method,
+        url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+        payload,
+        headers: { authorization: `Bearer ${t.store.api_token}` },
+      });
+    const codes = async () =>
+      (await members(t, 'cheap-women')).products.map((p: { product_code: string; title: string }) =>
+        [p.product_code, p.title].join(' '),
+      );
+    try {
+      await t.request({ method: 'POST', url: `/v1/products?store_uuid=${t.store.store_uuid}`, payload: CATALOG });
+      const created = await post(t, [
+        {
+          id: 'cheap-women',
+          name: 'Cheap women',
+          filters: { Department: 'Women', 'Selling Price': { lte: 50 } },
+          sortBy: { dynamic: [{ field: 'Selling Price', order: 'asc' }] },
+        },
+      ]);
+      assert.equal(created.statusCode, 201);
+      const first = await codes();
+      assert.deepEqual(first, ['d2 Item d2', 'd1 Item d1']);
+      assert.deepEqual(await codes(), first, 'the same page again, unchanged');
+
+      // A price that moves a product in, a name change (the page shows titles), a product that leaves.
+      assert.equal((await writeViaOther('PUT', [{ product_code: 'd3', 'Selling Price': '10' }])).statusCode, 200);
+      assert.deepEqual(await codes(), ['d3 Item d3', 'd2 Item d2', 'd1 Item d1']);
+      assert.equal((await writeViaOther('PUT', [{ product_code: 'd2', 'Product Name': 'Renamed' }])).statusCode, 200);
+      assert.deepEqual(await codes(), ['d3 Item d3', 'd2 Renamed', 'd1 Item d1']);
+      assert.equal((await writeViaOther('PUT', [{ product_code: 'd1', Status: 'inactive' }])).statusCode, 200);
+      assert.deepEqual(await codes(), ['d3 Item d3', 'd2 Renamed']);
+      // Paged: another offset is another page, not the first one again.
+      const second = await members(t, 'cheap-women', '&offset=1&limit=1');
+      assert.deepEqual(
+        second.products.map((p: { product_code: string }) => p.product_code),
+        ['d2'],
+      );
+      assert.equal(second.total, 2);
+    } finally {
+      await other.close();
+      await t.close();
+    }
   });
 });
 

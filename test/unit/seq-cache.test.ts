@@ -35,3 +35,34 @@ describe('SeqCache', () => {
     assert.equal(await cache.get(store(1), 'k', async () => 7), 7);
   });
 });
+
+describe('SeqCache memory budget', () => {
+  it('evicts the least recently used values once their estimated sizes pass the budget', async () => {
+    const cache = new SeqCache('pages', 1_000);
+    let computed = 0;
+    const page = (key: string) =>
+      cache.get(
+        store(1),
+        key,
+        async () => ++computed,
+        () => 400,
+      );
+    await page('a');
+    await page('b');
+    await page('a'); // a hit, and now the most recently used
+    assert.equal(computed, 2);
+    await page('c'); // a, b and c weigh more than 1,000 bytes: b goes
+    await page('a');
+    assert.equal(computed, 3);
+    await page('b');
+    assert.equal(computed, 4);
+  });
+
+  it('computes every time with a budget of 0', async () => {
+    const cache = new SeqCache('off', 0);
+    let computed = 0;
+    await cache.get(store(1), 'k', async () => ++computed);
+    await cache.get(store(1), 'k', async () => ++computed);
+    assert.equal(computed, 2);
+  });
+});

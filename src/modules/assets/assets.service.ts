@@ -52,6 +52,7 @@ export class AssetsService {
     private readonly storage: StorageHandle,
     private readonly changes: ChangeFeed,
     private readonly counts: SeqCache,
+    private readonly pages: SeqCache,
     private readonly stores: StoresService,
     private readonly products: ProductsReadPort,
     formats: readonly string[],
@@ -251,32 +252,46 @@ export class AssetsService {
         `query parameter 'asset_format' must be one of ${this.formats.join(', ')}`,
         'asset_format',
       );
+    // A storefront asks for the same pages again and again between catalog writes: each page is kept
+    // while the store's change sequence stands (asset writes bump it), shared by the requests.
+    const page = { channel, assetType, parentCode: query.parent_code, offset: query.offset, limit: query.limit };
+    return this.pages
+      .get(
+        store,
+        `assets:${JSON.stringify(page)}`,
+        () => this.#pageOfLinks(store, page),
+        (listed) => listed.bytes,
+      )
+      .then((listed) => listed.page);
+  }
+
+  async #pageOfLinks(
+    store: Store,
+    page: { channel: string; assetType: string; parentCode?: string; offset: number; limit: number },
+  ) {
+    const { channel, assetType } = page;
     const [total, rows] = await Promise.all([
-      query.parent_code !== undefined
-        ? repo.countGroups(this.storage.db, store.id, channel, assetType, query.parent_code)
+      page.parentCode !== undefined
+        ? repo.countGroups(this.storage.db, store.id, channel, assetType, page.parentCode)
         : this.counts.get(store, `asset-groups:${channel}:${assetType}`, () =>
             repo.countGroups(this.storage.db, store.id, channel, assetType),
           ),
-      repo.pageOfGroups(this.storage.db, store.id, channel, assetType, {
-        parentCode: query.parent_code,
-        offset: query.offset,
-        limit: query.limit,
-      }),
+      repo.pageOfGroups(this.storage.db, store.id, channel, assetType, page),
     ]);
     const assets: Record<
       string,
       { channel: string; asset_type: string; store_uuid: string; assets: Array<Record<string, string | number>> }
     > = {};
+    // What the page weighs in memory (two bytes a character at most, plus each object's own cost).
+    let bytes = 0;
     for (const row of rows) {
       const group = (assets[row.parent_code] ??= { channel, asset_type: assetType, store_uuid: store.id, assets: [] });
       const rank = Number(row.rank);
-      group.assets.push({
-        [listedName({ label: row.label, numbered: Boolean(row.numbered) }, rank)]: row.url,
-        asset_id: row.asset_id,
-        rank,
-      });
+      const name = listedName({ label: row.label, numbered: Boolean(row.numbered) }, rank);
+      group.assets.push({ [name]: row.url, asset_id: row.asset_id, rank });
+      bytes += 2 * (row.parent_code.length + name.length + row.url.length + row.asset_id.length) + 160;
     }
-    return { total_groups: total, returned_groups: Object.keys(assets).length, assets };
+    return { page: { total_groups: total, returned_groups: Object.keys(assets).length, assets }, bytes };
   }
 
   /** Resolves an item's store within the caller's workspace (per request, cached). */

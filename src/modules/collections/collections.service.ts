@@ -46,6 +46,8 @@ export interface CollectionView extends CollectionDocument {
 interface Snapshot {
   views: CollectionView[];
   byId: Map<string, CollectionView>;
+  /** Estimated memory, for the cache's budget. */
+  bytes: number;
 }
 
 const newId = () => `col_${randomBytes(9).toString('base64url')}`;
@@ -76,6 +78,8 @@ export class CollectionsService {
     private readonly storage: StorageHandle,
     private readonly changes: ChangeFeed,
     private readonly snapshots: SeqCache,
+    /** Member pages, kept like the snapshot while the store's catalog stands (the listing cache). */
+    private readonly pages: SeqCache,
     private readonly catalog: ProductsReadPort,
     /** How the store reads department labels (its vocabulary overrides), for Department filters. */
     private readonly audiences: (storeId: string, db: Db) => Promise<AudienceResolver>,
@@ -400,32 +404,50 @@ export class CollectionsService {
 
   // ---- reads --------------------------------------------------------------------------------
 
+  /**
+   * What reads cache under: the memberships are the follower's, written after the catalog write that
+   * bumped the sequence, so a read first lets the follower catch up. When it is too far behind to wait
+   * for, the read is of that moment only (keyed by the time, so never reused).
+   */
+  async #readKey(store: Store): Promise<string> {
+    const lag = await this.follower.readYourWrites(store);
+    return lag > READ_YOUR_WRITES_LIMIT ? `at ${Date.now()}` : 'caught up';
+  }
+
   /** Every collection of the store with its exact total and effective status, cached until the store's catalog moves. */
-  async #snapshot(store: Store): Promise<Snapshot> {
-    const lag = await this.follower.readYourWrites(store.id);
-    return this.snapshots.get(store, `collections:${lag > READ_YOUR_WRITES_LIMIT ? Date.now() : 0}`, async () => {
-      const db = this.storage.db;
-      const docs = (await repo.listDocuments(db, store.id)).map(
-        (row) => JSON.parse(row.document) as CollectionDocument,
-      );
-      const memberCounts = await repo.visibleMemberCounts(db, store.id);
-      const heroes = [...new Set(docs.flatMap((d) => d.heroProducts))];
-      const visibleHeroes = await this.catalog.visibleCodes(store.id, heroes);
-      const heroMemberships = new Set(
-        (await repo.membershipsOf(db, store.id, heroes)).map((row) => `${row.collection_id}\u0000${row.product_code}`),
-      );
-      const views = docs.map((doc) => {
-        const shownHeroes = doc.heroProducts.filter((code) => visibleHeroes.has(code));
-        const total = isStatic(doc)
-          ? shownHeroes.length
-          : (memberCounts.get(doc.id) ?? 0) +
-            shownHeroes.filter((code) => !heroMemberships.has(`${doc.id}\u0000${code}`)).length;
-        // Fewer members than minProducts: hidden everywhere while that lasts.
-        const status: CollectionStatus = doc.status === 'active' && total < doc.minProducts ? 'hidden' : doc.status;
-        return { ...doc, status, totalProducts: total };
-      });
-      return { views, byId: new Map(views.map((v) => [v.id, v])) };
-    });
+  async #snapshot(store: Store, readKey?: string): Promise<Snapshot> {
+    const key = readKey ?? (await this.#readKey(store));
+    return this.snapshots.get(
+      store,
+      `collections:${key}`,
+      async () => {
+        const db = this.storage.db;
+        const rows = await repo.listDocuments(db, store.id);
+        const docs = rows.map((row) => JSON.parse(row.document) as CollectionDocument);
+        const memberCounts = await repo.visibleMemberCounts(db, store.id);
+        const heroes = [...new Set(docs.flatMap((d) => d.heroProducts))];
+        const visibleHeroes = await this.catalog.visibleCodes(store.id, heroes);
+        const heroMemberships = new Set(
+          (await repo.membershipsOf(db, store.id, heroes)).map(
+            (row) => `${row.collection_id}\u0000${row.product_code}`,
+          ),
+        );
+        const views = docs.map((doc) => {
+          const shownHeroes = doc.heroProducts.filter((code) => visibleHeroes.has(code));
+          const total = isStatic(doc)
+            ? shownHeroes.length
+            : (memberCounts.get(doc.id) ?? 0) +
+              shownHeroes.filter((code) => !heroMemberships.has(`${doc.id}\u0000${code}`)).length;
+          // Fewer members than minProducts: hidden everywhere while that lasts.
+          const status: CollectionStatus = doc.status === 'active' && total < doc.minProducts ? 'hidden' : doc.status;
+          return { ...doc, status, totalProducts: total };
+        });
+        // Its weight in the cache: the parsed documents take about twice their text's two bytes a character.
+        const bytes = rows.reduce((sum, row) => sum + 4 * row.document.length + 200, 0);
+        return { views, byId: new Map(views.map((v) => [v.id, v])), bytes };
+      },
+      (snapshot) => snapshot.bytes,
+    );
   }
 
   async list(store: Store, query: { statuses: string[]; offset: number; limit: number }) {
@@ -458,9 +480,21 @@ export class CollectionsService {
   }
 
   async products(store: Store, id: string, page: { offset: number; limit: number }) {
-    const { byId } = await this.#snapshot(store);
+    const readKey = await this.#readKey(store);
+    const { byId } = await this.#snapshot(store, readKey);
     const view = byId.get(id);
     if (!view) throw new NotFoundError(`collection ${id} not found`, 'id');
+    // A storefront shows the same collection pages again and again between catalog writes.
+    return this.pages.get(
+      store,
+      `collection-members:${id}:${page.offset}:${page.limit}:${readKey}`,
+      () => this.#members(store, view, page),
+      (members) => 2 * JSON.stringify(members.products).length,
+    );
+  }
+
+  async #members(store: Store, view: CollectionView, page: { offset: number; limit: number }) {
+    const id = view.id;
     // Heroes first, in their given order (only visible ones); then the rule members in sortBy order.
     const heroes = await this.catalog.summariesByCodes(store.id, view.heroProducts, { visibleOnly: true });
     const firstHeroes = heroes.slice(page.offset, page.offset + page.limit);

@@ -103,7 +103,7 @@ export class SearchService {
     // products, the vocabulary must follow the index once read-your-writes has brought it up to date.
     const [exact, { vocabulary, indexIsCurrent }] = await Promise.all([
       this.products.visibleByExactCode(store.id, query, wanted),
-      this.indexer.follower.readYourWritesAt(store.id).then(async ({ lag, cursor }) => ({
+      this.indexer.follower.readYourWritesAt(store).then(async ({ lag, cursor }) => ({
         vocabulary: await this.#vocabulary(store.id, cursor),
         // Every product write and its change-log entry commit together, and the indexer moves its
         // cursor with what it wrote: no lag means no product was hidden or deleted since it was indexed.

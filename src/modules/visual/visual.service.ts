@@ -77,7 +77,7 @@ export class VisualService {
   async status(storeUuid: string, failuresLimit?: number) {
     const store = await this.stores.getStore(storeUuid);
     // Images referenced by recent writes not yet followed are counted too (a CLI process has no follower running).
-    await this.catalog.follower.readYourWrites(store.id);
+    await this.catalog.follower.readYourWrites(store);
     return { store_uuid: store.id, ...(await this.jobs.status(store.id, failuresLimit)) };
   }
 
