@@ -36,9 +36,11 @@ export interface StorageHandle {
   /**
    * Runs a compiled read on a connection that sees committed data only. On a SQLite file this is a
    * second, read-only connection used synchronously (no driver mutex or pool round trip): the
-   * per-request lookups use it. Elsewhere it is an ordinary query.
+   * per-request lookups use it. Elsewhere it is an ordinary query. `name`: a statement of fixed SQL
+   * that the caller runs on every request; PostgreSQL then prepares it once per connection under that
+   * name instead of parsing and planning it each time.
    */
-  readCommitted<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
+  readCommitted<Row>(query: CompiledQuery<Row>, name?: string): Promise<Row[]>;
   /**
    * A number that changes whenever any connection commits (SQLite: data_version on the read
    * connection, read once per turn of the event loop and again after this process writes), so

@@ -44,27 +44,35 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   const fromUrl = /search_path=([A-Za-z0-9_]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  // Session settings travel as startup options, so a new connection has them before its first query
+  // (after the URL's own `options`, which pg would otherwise let override these):
+  // - PostgreSQL's default random_page_cost (4) assumes spinning disks and makes the planner scan a
+  //   whole table rather than use the search index (GIN) for common words: text search on the 44k
+  //   catalog then takes twice as long. 1.1 is the usual setting for SSDs and cached data.
+  // - a schema of our own (tests) as the search_path.
+  const connection = new URL(url);
+  const startupOptions = [
+    connection.searchParams.get('options'),
+    '-c random_page_cost=1.1',
+    schema ? `-c search_path=${schema}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  connection.searchParams.delete('options');
   const pool = new (pgDriver().Pool)({
-    connectionString: url,
+    connectionString: url.includes('?') ? connection.toString() : url,
     max: options.poolSize ?? 10,
     // An unreachable database answers 502 within 2 s, not after a long connect.
     connectionTimeoutMillis: 1_500,
     keepAlive: true,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    options: startupOptions,
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  // PostgreSQL's default random_page_cost (4) assumes spinning disks and makes the planner scan a
-  // whole table rather than use the search index (GIN) for common words: text search on the 44k
-  // catalog then takes twice as long. 1.1 is the usual setting for SSDs and cached data. The SET is
-  // queued on the new connection before any query of ours, so every query sees it.
-  pool.on('connect', (client) => {
-    // A connection that dies while a request holds it (the server restarts, a backend is terminated)
-    // emits 'error' on its client; unheard, that would end the process. The query in flight fails
-    // (502) and the pool replaces the connection.
-    client.on('error', () => {});
-    client.query('SET random_page_cost = 1.1').catch(() => {});
-  });
+  // A connection that dies while a request holds it (the server restarts, a backend is terminated)
+  // emits 'error' on its client; unheard, that would end the process. The query in flight fails
+  // (502) and the pool replaces the connection.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = withDialect(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), postgresDialect);
   const safe = new URL(url);
   safe.password = '';
@@ -72,7 +80,12 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
     db,
     dialect: postgresDialect,
     schema: schema ?? fromUrl ?? 'public',
-    readCommitted: async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
+    readCommitted: async <Row>(query: CompiledQuery<Row>, name?: string) =>
+      name === undefined
+        ? (await db.executeQuery(query)).rows
+        : // Named: each pooled connection parses and plans it once (a fixed set of names, so a bounded
+          // number of prepared statements per connection). Run on the pool like Kysely's own queries.
+          ((await pool.query({ name, text: query.sql, values: [...query.parameters] })).rows as Row[]),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     description: `${safe.protocol}//${safe.username ? `${safe.username}@` : ''}${safe.host}${safe.pathname}${schema ? ` (schema ${schema})` : ''}`,
     close: () => db.destroy(),
