@@ -42,6 +42,8 @@ export interface Container {
   redis?: Redis;
   /** Whether Redis answers (rate limits fail open to per-process counts while it does not). */
   redisHealth?: RedisHealth;
+  /** Listing pages kept while their store is unchanged (VITRINE_LISTING_CACHE_MB). */
+  listingCache: SeqCache;
   changes: ChangeFeed;
   /** The background workers `vitrine serve` and `vitrine worker` start (src/jobs/workers.ts). */
   workers: WorkerRegistry;
@@ -206,6 +208,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     storage,
     redis,
     redisHealth,
+    listingCache: listingPages,
     changes,
     workers,
     stores,

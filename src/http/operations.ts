@@ -132,6 +132,26 @@ function createMetrics(container: Container) {
       for (const status of container.workers.status()) this.set({ worker: status.name }, status.failures);
     },
   });
+  const listingCache = container.listingCache;
+  new Gauge({
+    name: 'vitrine_listing_cache_lookups',
+    help: 'listing pages (assets, collection members) answered from this process’s cache (hit) or read (miss), since start',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      const stats = listingCache.stats();
+      this.set({ result: 'hit' }, stats.hits);
+      this.set({ result: 'miss' }, stats.misses);
+    },
+  });
+  new Gauge({
+    name: 'vitrine_listing_cache_bytes',
+    help: 'estimated memory the listing cache holds (its budget: VITRINE_LISTING_CACHE_MB per process)',
+    registers: [registry],
+    collect() {
+      this.set(listingCache.stats().bytes);
+    },
+  });
   const poolStats = container.storage.poolStats?.bind(container.storage);
   if (poolStats) {
     new Gauge({

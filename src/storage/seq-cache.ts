@@ -24,6 +24,8 @@ const SMALL_VALUE_BYTES = 100;
  */
 export class SeqCache {
   readonly #entries: BoundedCache<Entry> | undefined;
+  #hits = 0;
+  #misses = 0;
 
   constructor(name = 'aggregates', maxBytes = 16 * 1024 * 1024) {
     this.#entries = maxBytes > 0 ? new BoundedCache<Entry>(name, maxBytes, (entry) => entry.bytes) : undefined;
@@ -37,12 +39,19 @@ export class SeqCache {
    */
   get<T>(store: StoreAtSeq, key: string, compute: () => Promise<T>, sizeOf?: (value: T) => number): Promise<T> {
     const entries = this.#entries;
-    if (!entries) return compute();
+    if (!entries) {
+      this.#misses++;
+      return compute();
+    }
     const id = `${store.id}\u0000${key}`;
     // The sequence was read before computing: a value is never newer-labelled than what it counted.
     const seq = store.changeSeq;
     const cached = entries.get(id);
-    if (cached && cached.seq === seq) return cached.value as Promise<T>;
+    if (cached && cached.seq === seq) {
+      this.#hits++;
+      return cached.value as Promise<T>;
+    }
+    this.#misses++;
     const value = compute();
     entries.set(id, { seq, value, bytes: SMALL_VALUE_BYTES });
     value.then(
@@ -56,5 +65,11 @@ export class SeqCache {
       },
     );
     return value;
+  }
+
+  /** Lookups answered from the cache and computed, since start, and the memory held (for /metrics). */
+  stats() {
+    const held = this.#entries?.stats();
+    return { hits: this.#hits, misses: this.#misses, bytes: held?.bytes ?? 0, maxBytes: held?.maxBytes ?? 0 };
   }
 }

@@ -22,6 +22,12 @@ describeEachDialect('operations: /metrics and /readyz', (ctx) => {
     });
     await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}` });
     await request({ method: 'GET', url: `/v1/stores?store_uuid=nope` });
+    // The same asset page twice, the store unchanged between: one read, then one hit.
+    for (let i = 0; i < 2; i++)
+      assert.equal(
+        (await request({ method: 'GET', url: `/v1/assets?store_uuid=${store.store_uuid}` })).statusCode,
+        200,
+      );
     const res = await request({ method: 'GET', url: '/metrics', token: null });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/plain/);
@@ -33,6 +39,9 @@ describeEachDialect('operations: /metrics and /readyz', (ctx) => {
     assert.match(text, /vitrine_import_jobs/);
     assert.match(text, /vitrine_change_log_lag/);
     assert.match(text, /vitrine_nodejs_eventloop_lag_seconds \d/);
+    assert.match(text, /vitrine_listing_cache_lookups\{result="hit"\} 1\n/);
+    assert.match(text, /vitrine_listing_cache_lookups\{result="miss"\} 1\n/);
+    assert.match(text, /vitrine_listing_cache_bytes [1-9]\d*\n/);
     assert.doesNotMatch(text, new RegExp(store.store_uuid), 'no tenant data');
   });
 });
