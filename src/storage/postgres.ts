@@ -41,7 +41,9 @@ export interface PostgresOptions {
 
 export function openPostgres(url: string, options: PostgresOptions = {}): StorageHandle {
   // The schema: given, or the first search_path entry of the URL's `options` (`-c search_path=x`), else public.
-  const fromUrl = /search_path=([A-Za-z0-9_]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
+  const connection = new URL(url);
+  const urlOptions = connection.searchParams.get('options');
+  const fromUrl = /search_path=([A-Za-z0-9_]+)/.exec(urlOptions ?? '')?.[1];
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   // Session settings travel as startup options, so a new connection has them before its first query
@@ -50,12 +52,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   //   whole table rather than use the search index (GIN) for common words: text search on the 44k
   //   catalog then takes twice as long. 1.1 is the usual setting for SSDs and cached data.
   // - a schema of our own (tests) as the search_path.
-  const connection = new URL(url);
-  const startupOptions = [
-    connection.searchParams.get('options'),
-    '-c random_page_cost=1.1',
-    schema ? `-c search_path=${schema}` : undefined,
-  ]
+  const startupOptions = [urlOptions, '-c random_page_cost=1.1', schema ? `-c search_path=${schema}` : undefined]
     .filter(Boolean)
     .join(' ');
   connection.searchParams.delete('options');

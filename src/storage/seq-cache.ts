@@ -69,7 +69,6 @@ export class SeqCache {
 
   /** Lookups answered from the cache and computed, since start, and the memory held (for /metrics). */
   stats() {
-    const held = this.#entries?.stats();
-    return { hits: this.#hits, misses: this.#misses, bytes: held?.bytes ?? 0, maxBytes: held?.maxBytes ?? 0 };
+    return { hits: this.#hits, misses: this.#misses, bytes: this.#entries?.stats().bytes ?? 0 };
   }
 }
