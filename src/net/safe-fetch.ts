@@ -89,6 +89,35 @@ function guardedAgent(refuse: (address: string) => boolean) {
   });
 }
 
+/**
+ * `request`, settled as soon as `signal` ends it. undici notices an abort only once its connection
+ * attempt returns, and a DNS lookup cannot be cancelled: behind a resolver that does not answer
+ * (5 s a try) a stopping image worker waited 5–10 s for fetches it had aborted, and a fetch could
+ * outlive its own time limit. The lookup finishes in the background; a late answer is discarded.
+ */
+function requestUntil(
+  url: URL,
+  options: Parameters<typeof request>[1] & { signal: AbortSignal },
+): ReturnType<typeof request> {
+  const { signal } = options;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', abort, { once: true });
+    request(url, options).then(
+      (response) => {
+        signal.removeEventListener('abort', abort);
+        if (signal.aborted) void response.body.dump().catch(() => {});
+        else resolve(response);
+      },
+      (error: Error) => {
+        signal.removeEventListener('abort', abort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Parses an outgoing URL: http(s), no credentials, no refused IP literal (one never goes through the resolver hook). */
 function checkedUrl(url: string, refuse: (address: string) => boolean, field = 'url'): URL {
   let parsed: URL;
@@ -151,7 +180,7 @@ export async function postGuarded(
 ): Promise<PostOutcome> {
   const parsed = checkedUrl(url, (address) => !options.allowPrivate && isRefusedAddress(address));
   try {
-    const response = await request(parsed, {
+    const response = await requestUntil(parsed, {
       method: 'POST',
       body,
       headers,
@@ -195,7 +224,7 @@ async function fetchInto(
     let current = url;
     for (let hop = 0; ; hop++) {
       const parsed = checkedUrl(current, refuse);
-      const response = await request(parsed, { dispatcher: agent, signal: deadline, maxRedirections: 0 });
+      const response = await requestUntil(parsed, { dispatcher: agent, signal: deadline, maxRedirections: 0 });
       if ([301, 302, 303, 307, 308].includes(response.statusCode)) {
         await response.body.dump();
         const location = response.headers.location;
@@ -230,7 +259,10 @@ async function fetchInto(
       throw new FetchTimeoutError(`the URL did not answer within ${limits.timeoutMs / 1000} s`, 'url');
     throw new FetchFailedError(`cannot fetch the URL: ${(error as Error).message}`, 'url');
   } finally {
-    await agent.close();
+    // Closing waits for a connection attempt in flight (a DNS lookup): once the fetch is over
+    // its time or stopped, the agent is destroyed without waiting for it.
+    if (deadline.aborted) void agent.destroy().catch(() => {});
+    else await agent.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import dns from 'node:dns';
 import { after, before, describe, it } from 'node:test';
-import { fetchToBuffer, FetchRefusedError } from '../../src/net/safe-fetch.js';
+import { FetchAbortedError, fetchToBuffer, FetchRefusedError } from '../../src/net/safe-fetch.js';
 import { IMAGE_FETCH_LIMITS } from '../../src/modules/visual/image-worker.js';
 import { describeEachDialect, json } from '../helpers/test-app.js';
 import { drawShape, startImageServer, type ImageServer } from '../helpers/images.js';
@@ -68,6 +69,25 @@ describe('image fetching (CONTRACT §8)', () => {
     );
     assert.ok(Date.now() - started < 2000);
     await assert.rejects(fetchToBuffer(`${server.base}/missing.jpg`, open), /HTTP 404/);
+  });
+
+  it('ends at its time limit or when stopped even while the name is still resolving (a resolver that does not answer)', async (t) => {
+    // A lookup cannot be cancelled: this one answers after 3 s, as a resolver retrying after its 5 s timeout would.
+    const lookup = dns.lookup;
+    t.after(() => {
+      dns.lookup = lookup;
+    });
+    const slowLookup = (...args: unknown[]) => setTimeout(() => (lookup as (...a: unknown[]) => void)(...args), 3000);
+    dns.lookup = slowLookup as unknown as typeof dns.lookup;
+    const url = `http://slow-resolver.test:${new URL(server.base).port}/ok.jpg`;
+    let started = Date.now();
+    await assert.rejects(fetchToBuffer(url, { ...open, timeoutMs: 300 }), /did not answer within 0.3 s/);
+    assert.ok(Date.now() - started < 1500, `the time limit held (${Date.now() - started} ms)`);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 100);
+    started = Date.now();
+    await assert.rejects(fetchToBuffer(url, { ...open, signal: stop.signal }), FetchAbortedError);
+    assert.ok(Date.now() - started < 1500, `the stop ended it at once (${Date.now() - started} ms)`);
   });
 });
 
