@@ -100,16 +100,17 @@ export class ChangeFollower extends PollingWorker {
           .orderBy('seq')
           .limit(BATCH)
           .execute();
-        if (rows.length === 0) return 0;
+        if (rows.length === 0) return undefined;
         await this.apply(
           trx,
           storeId,
           rows.map((r) => ({ seq: Number(r.seq), entity: r.entity, key: r.entity_key })),
         );
-        await this.moveCursor(trx, storeId, Number(rows[rows.length - 1].seq));
-        return { count: rows.length, cursor: Number(rows[rows.length - 1].seq) };
+        const cursor = Number(rows[rows.length - 1].seq);
+        await this.moveCursor(trx, storeId, cursor);
+        return { count: rows.length, cursor };
       });
-      if (done === 0) break;
+      if (!done) break;
       this.#sawApplied(storeId, done.cursor);
       applied += done.count;
       if (done.count < BATCH) break;
