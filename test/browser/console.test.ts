@@ -437,6 +437,10 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
       ['reason Missing price', '?reason=Missing%20price'],
       ['code or name "navy jeans"', '?q=navy%20jeans'],
     ]) {
+      // A hash change keeps the previous page's table until the new page starts loading: without its
+      // render mark, the wait below cannot take that table for this page's (CI once counted its rows
+      // just as it turned busy, and found none).
+      await page.evaluate(() => document.querySelector('[data-testid="products"]')?.removeAttribute('data-render-ms'));
       await page.goto(console(`#/s/${big.store_uuid}/products${query}`));
       const table = page.locator('[data-testid="products"][aria-busy="false"][data-render-ms]');
       await table.waitFor();
