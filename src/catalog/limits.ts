@@ -14,3 +14,26 @@ export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_PRODUCT_CODE_LENGTH = 128;
 export const MAX_URL_LENGTH = 2048;
+/** A workspace or store name. */
+export const MAX_NAME_LENGTH = 200;
+/** Synonym groups of one store, the terms of a group, and one term. */
+export const MAX_SYNONYM_GROUPS = 10_000;
+export const MIN_SYNONYM_TERMS = 2;
+export const MAX_SYNONYM_TERM_LENGTH = 100;
+/** A text search query. */
+export const MAX_QUERY_LENGTH = 1000;
+/** The JSON-encoded `filters` of search by photo. */
+export const MAX_FILTERS_LENGTH = 10_000;
+/** A collection's name and its hero products. */
+export const MAX_COLLECTION_NAME_LENGTH = 200;
+export const MAX_HERO_PRODUCTS = 1000;
+/** An uploaded image's pixel count (decompression bombs stop here). */
+export const MAX_IMAGE_PIXELS = 40_000_000;
+
+/** A count as messages write it: 10,000. */
+export const formatLimit = (value: number) => value.toLocaleString('en-US');
+
+/** A byte limit as messages write it: 10 MB. */
+export const formatMegabytes = (bytes: number) => `${bytes / 1024 ** 2} MB`;
+/** A pixel limit as messages write it: 40 megapixels. */
+export const formatMegapixels = (pixels: number) => `${pixels / 1e6} megapixels`;

@@ -16,6 +16,7 @@ import { isUnavailableError } from '../storage/sql-errors.js';
 import { NUL_MESSAGE } from './request-guards.js';
 import { assetErrorBody, detailBody, errorEnvelope, INTERNAL_ERROR_MESSAGE, UNAUTHORIZED_MESSAGE } from './envelope.js';
 import type { ErrorShape } from './types.js';
+import { formatMegabytes, MAX_JSON_BODY_BYTES } from '../catalog/limits.js';
 
 /** The one place that knows HTTP status codes for domain errors. */
 const STATUS_BY_ERROR: Array<[new (...args: never[]) => AppError, number]> = [
@@ -107,7 +108,11 @@ function classify(error: FastifyError | Error): Classified {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { status: 400, message: 'body is not valid JSON', reason: 'invalid_request' };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, message: 'body is larger than the 10 MB limit', reason: 'payload_too_large' };
+      return {
+        status: 413,
+        message: `body is larger than the ${formatMegabytes(MAX_JSON_BODY_BYTES)} limit`,
+        reason: 'payload_too_large',
+      };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, message: 'Content-Length does not match the body', reason: 'invalid_request' };
     default:

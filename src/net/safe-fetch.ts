@@ -275,7 +275,7 @@ export async function fetchToFile(
   return fetchInto(url, limits, (body, cap) => pipeline(body, cap, fs.createWriteStream(target)));
 }
 
-/** Downloads `url` into memory within the limits (images: at most 10 MB). */
+/** Downloads `url` into memory within the limits (images: MAX_IMAGE_BYTES). */
 export async function fetchToBuffer(url: string, limits: FetchLimits): Promise<Buffer> {
   const chunks: Buffer[] = [];
   await fetchInto(url, limits, (body, cap) =>

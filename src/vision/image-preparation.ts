@@ -1,9 +1,10 @@
 import sharp, { type Metadata } from 'sharp';
+import { formatMegapixels, MAX_IMAGE_PIXELS } from '../catalog/limits.js';
 
 /** Formats accepted for search by photo and for catalogue images (CONTRACT §8); `heif` is how sharp names AVIF. */
 export const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif']);
-/** CONTRACT §8: over 40 megapixels is refused (decompression bombs never get decoded). */
-export const MAX_PIXELS = 40_000_000;
+/** CONTRACT §8: over MAX_IMAGE_PIXELS is refused (decompression bombs never get decoded). */
+const MAX_PIXELS = MAX_IMAGE_PIXELS;
 
 export type ImageFailure = 'not_an_image' | 'unsupported_format' | 'too_many_pixels' | 'undecodable';
 
@@ -37,7 +38,7 @@ export async function decodeToRgb(bytes: Uint8Array, size: number): Promise<Buff
   if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_PIXELS) {
     throw new ImageRejectedError(
       'too_many_pixels',
-      `the image has ${metadata.width}×${metadata.height} pixels, more than ${MAX_PIXELS / 1e6} megapixels`,
+      `the image has ${metadata.width}×${metadata.height} pixels, more than ${formatMegapixels(MAX_PIXELS)}`,
     );
   }
   try {

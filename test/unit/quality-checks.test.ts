@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { qualityProblems, resolveStatus } from '../../src/modules/products/quality-checks.js';
+import { qualityProblems } from '../../src/modules/products/quality-checks.js';
+import { resolveStatus } from '../../src/catalog/statuses.js';
 import { isValidPrice } from '../../src/catalog/price.js';
 import { normaliseItem, mergeFields } from '../../src/modules/products/product-input.js';
+import { firstImageUrl, isBlank, isImageField } from '../../src/catalog/product-fields.js';
+import { productImageRefs } from '../../src/modules/visual/image-catalog.js';
 import {
   applyMapping,
   defaultMappingProfile,
@@ -70,5 +73,40 @@ describe('product input', () => {
     assert.throws(() => parseMappingProfile({ fields: { a: '' } }));
     assert.throws(() => parseMappingProfile({ fields: {}, required: 'Brand' }));
     assert.throws(() => parseMappingProfile({ fields: {}, extra: 1 }));
+  });
+});
+
+describe('image fields: one rule for the checks, search by photo, search and listings', () => {
+  const onlySeventh = {
+    product_code: 'a',
+    'Product Name': 'Red dress',
+    'Selling Price': '10',
+    Category: 'Dresses',
+    'Image URL 7': 'https://img.example/a.jpg',
+  };
+  it('an image only in "Image URL 7" is no image anywhere', () => {
+    assert.deepEqual(qualityProblems(onlySeventh), ['Missing images']);
+    assert.deepEqual(productImageRefs('a', onlySeventh), []);
+    assert.equal(firstImageUrl(onlySeventh), '');
+    assert.equal(isImageField('Image URL 7'), false);
+  });
+  it('Image URL 1 to 6 are images, in field order, trimmed', () => {
+    const product = {
+      'Image URL 3': ' https://img.example/3.jpg ',
+      'Image URL 1': '',
+      'Image URL 2': 'https://img.example/2.jpg',
+    };
+    assert.deepEqual(qualityProblems({ ...onlySeventh, ...product }), []);
+    assert.deepEqual(
+      productImageRefs('a', product).map((ref) => [ref.slot, ref.url]),
+      [
+        ['Image URL 2', 'https://img.example/2.jpg'],
+        ['Image URL 3', 'https://img.example/3.jpg'],
+      ],
+    );
+    assert.equal(firstImageUrl(product), 'https://img.example/2.jpg');
+  });
+  it('blank is absent, null or white space; 0 is a value', () => {
+    assert.deepEqual([undefined, null, '', '  ', 0, 'x'].map(isBlank), [true, true, true, true, false, false]);
   });
 });

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
+import { ASSET_GROUP_PAGING, Paging } from '../../catalog/paging.js';
+import { formatLimit, MAX_URL_LENGTH } from '../../catalog/limits.js';
 
 const item = (properties: Parameters<typeof Type.Object>[0], description: string) =>
   Type.Object(properties, { additionalProperties: true, description });
@@ -23,7 +25,7 @@ export const CreateAssetsBody = Type.Array(
         ),
         channel: doc('string: overrides the query channel for this item'),
         assets: doc(
-          'object: attribute name -> absolute http(s) URL (at most 2,048 characters). "Image URL 3" takes rank 3 (compacted to n+1 when past the end); names without a number follow in the given order',
+          `object: attribute name -> absolute http(s) URL (at most ${formatLimit(MAX_URL_LENGTH)} characters). "Image URL 3" takes rank 3 (compacted to n+1 when past the end); names without a number follow in the given order`,
         ),
       },
       'links of one parent product',
@@ -59,8 +61,7 @@ export const ListAssetsQuery = Type.Object({
   channel: Type.Optional(Type.String({ description: "default: the store's default channel" })),
   asset_format: Type.Optional(Type.String({ description: 'default image' })),
   parent_code: Type.Optional(Type.String()),
-  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'in groups' }),
-  limit: Type.Integer({ minimum: 1, maximum: 50, default: 50, description: 'groups per page' }),
+  ...Paging(ASSET_GROUP_PAGING, { offset: 'in groups', limit: 'groups per page' }),
 });
 
 export const AssetGroupsResponse = Type.Object({

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
 import { CHANGE_KINDS, EVENT_TYPES, PUBLIC_ENTITIES } from './change-events.js';
+import { PageLimit } from '../../catalog/paging.js';
 
 export const MAX_CHANGES_PAGE = 1000;
 
@@ -40,7 +41,7 @@ export const ChangesQuery = Type.Object({
     default: 0,
     description: 'the last sequence the caller has seen (0: from the oldest retained change)',
   }),
-  limit: Type.Integer({ minimum: 1, maximum: MAX_CHANGES_PAGE, default: 100 }),
+  limit: PageLimit(MAX_CHANGES_PAGE, 100),
 });
 
 export const ChangesPageSchema = component(

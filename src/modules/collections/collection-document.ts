@@ -1,4 +1,5 @@
 import { compileFilters, compileSort, RuleError } from './collection-rules.js';
+import { formatLimit, MAX_COLLECTION_NAME_LENGTH, MAX_HERO_PRODUCTS } from '../../catalog/limits.js';
 
 export const COLLECTION_STATUSES = ['active', 'inactive', 'hidden'] as const;
 export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
@@ -71,8 +72,8 @@ export function applyFields(base: CollectionDocument, input: Record<string, unkn
   for (const [field, value] of Object.entries(input)) {
     switch (field) {
       case 'name':
-        if (typeof value !== 'string' || value.trim() === '' || value.length > 200)
-          fail('invalid_field', 'name must be a non-empty string of at most 200 characters');
+        if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_COLLECTION_NAME_LENGTH)
+          fail('invalid_field', `name must be a non-empty string of at most ${MAX_COLLECTION_NAME_LENGTH} characters`);
         doc.name = value as string;
         break;
       case 'description':
@@ -120,10 +121,13 @@ export function applyFields(base: CollectionDocument, input: Record<string, unkn
       case 'heroProducts':
         if (
           !Array.isArray(value) ||
-          value.length > 1000 ||
+          value.length > MAX_HERO_PRODUCTS ||
           value.some((v) => typeof v !== 'string' && typeof v !== 'number')
         )
-          fail('invalid_field', 'heroProducts must be an array of at most 1,000 product codes');
+          fail(
+            'invalid_field',
+            `heroProducts must be an array of at most ${formatLimit(MAX_HERO_PRODUCTS)} product codes`,
+          );
         doc.heroProducts = [...new Set((value as Array<string | number>).map(String))];
         break;
       case 'groups':

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
+import { ProductSummaryFields } from '../../catalog/product-summary.js';
+import { LISTING_PAGING, PageLimit, Paging } from '../../catalog/paging.js';
 
 const doc = (description: string) => Type.Optional(Type.Unknown({ description }));
 
@@ -75,8 +77,7 @@ export const CollectionListQuery = Type.Object({
   status: Type.Optional(
     Type.String({ description: 'comma-separated: active, inactive, hidden; without it every status' }),
   ),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
-  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+  ...Paging(LISTING_PAGING),
 });
 
 export const DeleteCollectionsQuery = Type.Object({
@@ -148,20 +149,9 @@ export const Hierarchy = component(
 export const CollectionIdParams = Type.Object({ id: Type.String() });
 export const MembersQuery = Type.Object({
   store_uuid: Type.String(),
-  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  ...Paging(LISTING_PAGING),
 });
-const CollectionMember = component(
-  'CollectionMember',
-  Type.Object({
-    product_code: Type.String(),
-    title: Type.String(),
-    category: Type.String(),
-    price: Type.Union([Type.Number(), Type.Null()]),
-    currency: Type.String(),
-    image_url: Type.String(),
-  }),
-);
+const CollectionMember = component('CollectionMember', Type.Object(ProductSummaryFields));
 export const Members = Type.Object({
   total: Type.Integer(),
   products: Type.Array(CollectionMember),
@@ -169,7 +159,7 @@ export const Members = Type.Object({
 
 export const PreviewQuery = Type.Object({
   store_uuid: Type.String(),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 24 }),
+  limit: PageLimit(100, 24),
 });
 export const PreviewBody = Type.Record(Type.String(), Type.Unknown(), {
   description: 'one collection as it would be created (id and parentId are ignored)',

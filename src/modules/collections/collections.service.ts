@@ -8,6 +8,7 @@ import type { SeqCache } from '../../storage/seq-cache.js';
 import { chunked } from '../../storage/chunks.js';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
 import { isVisibleStatus } from '../../catalog/statuses.js';
+import { effectiveCollectionStatus } from '../../catalog/collection-visibility.js';
 import type { ProductRecord, ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import * as repo from './collections.repository.js';
@@ -266,7 +267,7 @@ export class CollectionsService {
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
     }
     const total = heroes.length + members.length;
-    const status: CollectionStatus = doc.status === 'active' && total < doc.minProducts ? 'hidden' : doc.status;
+    const status: CollectionStatus = effectiveCollectionStatus(doc.status, total, doc.minProducts);
     const firstHeroes = heroes.slice(0, limit);
     const rest = await this.catalog.summariesByCodes(
       store.id,
@@ -438,8 +439,7 @@ export class CollectionsService {
             ? shownHeroes.length
             : (memberCounts.get(doc.id) ?? 0) +
               shownHeroes.filter((code) => !heroMemberships.has(`${doc.id}\u0000${code}`)).length;
-          // Fewer members than minProducts: hidden everywhere while that lasts.
-          const status: CollectionStatus = doc.status === 'active' && total < doc.minProducts ? 'hidden' : doc.status;
+          const status: CollectionStatus = effectiveCollectionStatus(doc.status, total, doc.minProducts);
           return { ...doc, status, totalProducts: total };
         });
         // Its weight in the cache: the parsed documents take about twice their text's two bytes a character.

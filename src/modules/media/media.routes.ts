@@ -8,9 +8,10 @@ import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
 import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS } from './media-types.js';
 import { mediaBaseUrl, type IncomingFile, type MediaService } from './media.service.js';
 import { MediaParams, UploadQuery, UploadResultSchema } from './media.schemas.js';
+import { formatMegapixels, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
 
 const MB = 1024 * 1024;
-const LIMITS = `images ${MEDIA_LIMITS.image / MB} MB (and 40 megapixels), MP4 ${MEDIA_LIMITS.video / MB} MB, PDF ${MEDIA_LIMITS.pdf / MB} MB, GLB ${MEDIA_LIMITS['3D'] / MB} MB`;
+const LIMITS = `images ${MEDIA_LIMITS.image / MB} MB (and ${formatMegapixels(MAX_IMAGE_PIXELS)}), MP4 ${MEDIA_LIMITS.video / MB} MB, PDF ${MEDIA_LIMITS.pdf / MB} MB, GLB ${MEDIA_LIMITS['3D'] / MB} MB`;
 /** Files one upload request may carry. */
 const MAX_FILES = 100;
 

@@ -9,7 +9,7 @@ import rangeParser from 'range-parser';
 import sharp from 'sharp';
 import type { StorageHandle } from '../../storage/database.js';
 import { InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
-import { MAX_PIXELS } from '../../vision/image-preparation.js';
+import { formatMegapixels, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
 import type { Store } from '../stores/store.js';
 import {
   ACCEPTED_MEDIA,
@@ -168,8 +168,11 @@ export class MediaService {
       if (type.kind === 'image') {
         try {
           const { width = 0, height = 0 } = await sharp(tmp, { limitInputPixels: false }).metadata();
-          if (width * height > MAX_PIXELS)
-            return failure('too_large', `the image has ${width}×${height} pixels; at most 40 megapixels`);
+          if (width * height > MAX_IMAGE_PIXELS)
+            return failure(
+              'too_large',
+              `the image has ${width}×${height} pixels; at most ${formatMegapixels(MAX_IMAGE_PIXELS)}`,
+            );
           if (width === 0 || height === 0) return failure('undecodable_image', 'the image has no dimensions');
         } catch (error) {
           return failure('undecodable_image', `the image cannot be decoded: ${(error as Error).message}`);

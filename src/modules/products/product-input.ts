@@ -1,7 +1,7 @@
 import { applyMapping, type MappingProfile } from './mapping-profile.js';
 import { MISSING_SKU } from './quality-checks.js';
 import { SETTABLE_STATUSES, type ProductStatus } from '../../catalog/statuses.js';
-import { TEXT_FIELDS } from '../../catalog/product-fields.js';
+import { isBlank, TEXT_FIELDS } from '../../catalog/product-fields.js';
 import { MAX_PRODUCT_CODE_LENGTH } from '../../catalog/limits.js';
 
 export interface ItemFailure {
@@ -50,7 +50,7 @@ export function normaliseItem(
   const { product_code: rawCode, Status: rawStatus, ...rest } = mapped;
 
   let code: string;
-  if (rawCode === undefined || rawCode === null || (typeof rawCode === 'string' && rawCode.trim() === '')) {
+  if (isBlank(rawCode)) {
     return fail(index, rawCode, MISSING_SKU, 'product_code is missing or empty', true);
   } else if (typeof rawCode === 'number' && Number.isFinite(rawCode)) {
     code = String(rawCode);
@@ -125,7 +125,6 @@ export function mergeFields(
 export function missingRequiredFields(profile: MappingProfile, fields: Record<string, unknown>): string[] {
   return profile.required.filter((name) => {
     if (name === 'product_code') return false;
-    const value = fields[name];
-    return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+    return isBlank(fields[name]);
   });
 }

@@ -1,6 +1,5 @@
 import type { Db, StorageHandle } from '../../storage/database.js';
-import { firstImageUrl } from '../../catalog/product-fields.js';
-import { priceOf } from '../../catalog/price.js';
+import { productSummaryOf, type ProductSummary } from '../../catalog/product-summary.js';
 import * as repo from './products.repository.js';
 
 /** A stored product as other modules see it. */
@@ -11,15 +10,7 @@ export interface ProductRecord {
   attributes: Record<string, unknown>;
 }
 
-/** What listings show of a product (collections, search by photo): the price only when it passes the price rule. */
-export interface ProductSummary {
-  product_code: string;
-  title: string;
-  category: string;
-  price: number | null;
-  currency: string;
-  image_url: string;
-}
+export type { ProductSummary };
 
 const toRecord = (row: {
   product_code: string;
@@ -104,17 +95,7 @@ export class ProductsReadPort {
     return codes.flatMap((code) => {
       const row = byCode.get(code);
       if (!row) return [];
-      const attributes = JSON.parse(row.attributes) as Record<string, unknown>;
-      return [
-        {
-          product_code: row.product_code,
-          title: row.title ?? '',
-          category: row.category ?? '',
-          price: priceOf(row.price),
-          currency: row.currency ?? '',
-          image_url: firstImageUrl(attributes),
-        },
-      ];
+      return [productSummaryOf(row.product_code, JSON.parse(row.attributes) as Record<string, unknown>)];
     });
   }
 

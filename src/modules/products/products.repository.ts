@@ -299,7 +299,7 @@ export async function findSummaries(db: Db, storeId: string, codes: readonly str
   for (const chunk of chunked(db, codes, { maxItems: 500 })) {
     let query = db
       .selectFrom('products')
-      .select(['product_code', 'title', 'category', 'price', 'currency', 'attributes'])
+      .select(['product_code', 'attributes'])
       .where('store_id', '=', storeId)
       .where('product_code', 'in', chunk);
     if (visibleOnly) query = query.where('status', 'in', [...VISIBLE_STATUSES]);

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
 import { QUALITY_REASONS } from './quality-checks.js';
 import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
+import { LISTING_PAGING, Paging } from '../../catalog/paging.js';
 
 // Item fields are documented here but checked per item by the service, so that one bad item fails
 // alone instead of rejecting the batch (CONTRACT §6). Hence Unknown() with a description.
@@ -103,8 +104,7 @@ const StatusFilter = Type.Union(
 
 export const StatusListingQuery = Type.Object({
   store_uuid: Type.String(),
-  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  ...Paging(LISTING_PAGING),
   status: Type.Optional(StatusFilter),
 });
 
@@ -153,8 +153,7 @@ export const ListProductsQuery = Type.Object({
       description: 'only products whose product_code starts with, or whose Product Name contains, this text (any case)',
     }),
   ),
-  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  ...Paging(LISTING_PAGING),
 });
 
 export const ProductListSchema = Type.Object({

@@ -13,8 +13,8 @@ import {
   type ItemOutcome,
   type ProductItem,
 } from './product-input.js';
-import { qualityProblems, resolveStatus } from './quality-checks.js';
-import type { ProductStatus } from '../../catalog/statuses.js';
+import { qualityProblems } from './quality-checks.js';
+import { resolveStatus, type ProductStatus } from '../../catalog/statuses.js';
 import * as repo from './products.repository.js';
 import { MAX_BATCH_ITEMS, MAX_DELETE_CODES, MAX_IMPORT_BATCH } from '../../catalog/limits.js';
 

@@ -1,6 +1,5 @@
-import { IMAGE_FIELDS } from '../../catalog/product-fields.js';
+import { IMAGE_FIELDS, isBlank } from '../../catalog/product-fields.js';
 import { isValidPrice } from '../../catalog/price.js';
-import type { ProductStatus } from '../../catalog/statuses.js';
 
 /** The quality failure reasons of CONTRACT §6, exactly as written, in reporting order. */
 export const QUALITY_REASONS = [
@@ -16,10 +15,6 @@ export type QualityReason = (typeof QUALITY_REASONS)[number];
 
 export const MISSING_SKU: QualityReason = 'Missing SKU';
 
-function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-}
-
 /** The checks that run on every stored product; an empty list means the product passes. */
 export function qualityProblems(fields: Record<string, unknown>): QualityReason[] {
   const problems: QualityReason[] = [];
@@ -34,20 +29,4 @@ export function qualityProblems(fields: Record<string, unknown>): QualityReason[
   else if (noImages) problems.push('Missing images');
   if (isBlank(fields.Category)) problems.push('Missing category');
   return problems;
-}
-
-/**
- * The status after a write (CONTRACT §6). `problem` replaces only new and active; a fixed problem
- * product returns to new; asking for active while failing the checks fails the item.
- */
-export function resolveStatus(input: {
-  existing?: ProductStatus;
-  requested?: ProductStatus;
-  problems: readonly string[];
-}): { status: ProductStatus } | { failure: 'quality_check_failed' } {
-  const { existing, requested, problems } = input;
-  const base: ProductStatus = requested ?? (existing === undefined || existing === 'problem' ? 'new' : existing);
-  if (problems.length === 0) return { status: base };
-  if (requested === 'active') return { failure: 'quality_check_failed' };
-  return { status: base === 'new' || base === 'active' ? 'problem' : base };
 }

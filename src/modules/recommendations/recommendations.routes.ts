@@ -4,6 +4,8 @@ import { component } from '../../http/components.js';
 import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import type { RecommendationsService } from './recommendations.service.js';
+import { ProductSummaryFields } from '../../catalog/product-summary.js';
+import { PageLimit } from '../../catalog/paging.js';
 
 export const ComplementaryQuery = Type.Object({
   store_uuid: Type.String(),
@@ -11,7 +13,7 @@ export const ComplementaryQuery = Type.Object({
     minLength: 1,
     description: 'the source product (any status; only new/active products are recommended)',
   }),
-  limit: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'products per category' }),
+  limit: PageLimit(50, 10, 'products per category'),
 });
 
 export const Complementary = Type.Object({
@@ -26,12 +28,7 @@ export const Complementary = Type.Object({
           component(
             'ComplementaryProduct',
             Type.Object({
-              product_code: Type.String(),
-              title: Type.String(),
-              category: Type.String(),
-              price: Type.Union([Type.Number(), Type.Null()]),
-              currency: Type.String(),
-              image_url: Type.String(),
+              ...ProductSummaryFields,
               score: Type.Number({
                 description: 'in (0, 1]: 0.3 usage + 0.3 colour + 0.25 price band + 0.15 season; pinned complements 1',
               }),

@@ -1,17 +1,9 @@
+import { isShopperText, textOf } from '../../catalog/product-fields.js';
 import { analyze, rawTokens } from '../../search/analyzer.js';
 import type { IndexedDoc } from '../../search/text-index.js';
 
-// Fields that are not words a shopper types: codes, prices, links, the status.
-const NOT_TEXT = new Set([
-  'product_code',
-  'parent_code',
-  'Selling Price',
-  'Currency',
-  'Status',
-  'Product Name',
-  'Category',
-  'Sub Category',
-]);
+// Indexed in weighted fields of their own, so left out of `other`.
+const OWN_FIELDS: ReadonlySet<string> = new Set(['Product Name', 'Category', 'Sub Category']);
 
 /**
  * What the text index stores for a product: title and category weigh more than the other attributes;
@@ -23,15 +15,11 @@ export function documentFor(
   attributes: Record<string, unknown>,
   concepts: string[] = [],
 ): IndexedDoc {
-  const text = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
-  const title = text(attributes['Product Name']);
+  const title = textOf(attributes['Product Name']);
   const other: string[] = [];
-  for (const [name, value] of Object.entries(attributes)) {
-    if (NOT_TEXT.has(name) || /^Image URL/i.test(name) || typeof value !== 'string' || /^https?:\/\//i.test(value))
-      continue;
-    other.push(value);
-  }
-  const category = `${text(attributes.Category)} ${text(attributes['Sub Category'])}`;
+  for (const [name, value] of Object.entries(attributes))
+    if (!OWN_FIELDS.has(name) && isShopperText(name, value)) other.push(value);
+  const category = `${textOf(attributes.Category)} ${textOf(attributes['Sub Category'])}`;
   const titleTerms = analyze(title);
   const categoryTerms = analyze(category);
   const otherTerms = analyze(other.join(' '));

@@ -1,14 +1,20 @@
 import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
+import { Paging, RANKED_PAGING } from '../../catalog/paging.js';
+import {
+  MAX_QUERY_LENGTH,
+  MAX_SYNONYM_GROUPS,
+  MAX_SYNONYM_TERM_LENGTH,
+  MIN_SYNONYM_TERMS,
+} from '../../catalog/limits.js';
 
 export const SearchQuery = Type.Object({
   store_uuid: Type.String(),
   query: Type.Optional(
-    Type.String({ maxLength: 1000, description: 'search text (alias q); empty or whitespace: 422' }),
+    Type.String({ maxLength: MAX_QUERY_LENGTH, description: 'search text (alias q); empty or whitespace: 422' }),
   ),
-  q: Type.Optional(Type.String({ maxLength: 1000, description: 'alias of query' })),
-  offset: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  q: Type.Optional(Type.String({ maxLength: MAX_QUERY_LENGTH, description: 'alias of query' })),
+  ...Paging(RANKED_PAGING),
 });
 
 export const SearchResults = Type.Array(
@@ -27,10 +33,14 @@ export const SearchResults = Type.Array(
 
 export const SynonymsBody = Type.Object(
   {
-    synonyms: Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 2 }), {
-      description:
-        'groups of equivalent terms, e.g. [["tee", "t-shirt"], ["sneakers", "sports shoes"]]; applied at query time',
-    }),
+    synonyms: Type.Array(
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_SYNONYM_TERM_LENGTH }), { minItems: MIN_SYNONYM_TERMS }),
+      {
+        maxItems: MAX_SYNONYM_GROUPS,
+        description:
+          'groups of equivalent terms, e.g. [["tee", "t-shirt"], ["sneakers", "sports shoes"]]; applied at query time',
+      },
+    ),
   },
   { additionalProperties: false },
 );

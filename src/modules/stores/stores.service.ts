@@ -17,6 +17,13 @@ import {
 import * as repo from './stores.repository.js';
 import { CorsPolicy } from './cors-policy.js';
 import { storeFromRow, type Store, type StoreDetails } from './store.js';
+import {
+  formatLimit,
+  MAX_NAME_LENGTH,
+  MAX_SYNONYM_GROUPS,
+  MAX_SYNONYM_TERM_LENGTH,
+  MIN_SYNONYM_TERMS,
+} from '../../catalog/limits.js';
 
 export interface CreateStoreInput {
   workspaceName: string;
@@ -69,11 +76,12 @@ const COUNTRY_CODE = /^[A-Z]{2}$/;
 function checkStoreInput(input: CreateStoreInput) {
   const workspaceName = input.workspaceName?.trim();
   if (!workspaceName) throw new InvalidInputError('workspace name must not be empty', 'workspace_name');
-  if (workspaceName.length > 200)
-    throw new InvalidInputError('workspace name must be at most 200 characters', 'workspace_name');
+  if (workspaceName.length > MAX_NAME_LENGTH)
+    throw new InvalidInputError(`workspace name must be at most ${MAX_NAME_LENGTH} characters`, 'workspace_name');
   const name = input.name?.trim();
   if (!name) throw new InvalidInputError('store name must not be empty', 'name');
-  if (name.length > 200) throw new InvalidInputError('store name must be at most 200 characters', 'name');
+  if (name.length > MAX_NAME_LENGTH)
+    throw new InvalidInputError(`store name must be at most ${MAX_NAME_LENGTH} characters`, 'name');
   let website: string | null = null;
   if (input.website) {
     let url: URL | undefined;
@@ -355,16 +363,17 @@ export class StoresService {
       groups.some(
         (g) =>
           !Array.isArray(g) ||
-          g.length < 2 ||
-          g.some((t) => typeof t !== 'string' || t.trim() === '' || t.length > 100),
+          g.length < MIN_SYNONYM_TERMS ||
+          g.some((t) => typeof t !== 'string' || t.trim() === '' || t.length > MAX_SYNONYM_TERM_LENGTH),
       )
     ) {
       throw new InvalidInputError(
-        'synonyms must be an array of groups, each an array of at least two non-empty terms (at most 100 characters)',
+        `synonyms must be an array of groups, each an array of at least ${MIN_SYNONYM_TERMS} non-empty terms (at most ${MAX_SYNONYM_TERM_LENGTH} characters)`,
         'synonyms',
       );
     }
-    if (groups.length > 10_000) throw new InvalidInputError('at most 10,000 synonym groups', 'synonyms');
+    if (groups.length > MAX_SYNONYM_GROUPS)
+      throw new InvalidInputError(`at most ${formatLimit(MAX_SYNONYM_GROUPS)} synonym groups`, 'synonyms');
     await this.getStore(storeUuid);
     const synonyms = (groups as string[][]).map((g) => [...new Set(g.map((t) => t.trim()))]);
     await repo.updateSynonyms(this.storage.db, storeUuid, JSON.stringify(synonyms));

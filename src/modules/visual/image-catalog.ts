@@ -1,3 +1,4 @@
+import { productImageUrls } from '../../catalog/product-fields.js';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { ChangeFollower, type FollowedChange } from '../../jobs/change-follower.js';
 import type { ChangeFeed } from '../../jobs/change-feed.js';
@@ -6,8 +7,6 @@ import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { AssetsService } from '../assets/assets.service.js';
 import * as repo from './visual.repository.js';
 
-const IMAGE_FIELD = /^Image URL \d+$/;
-
 export interface ImageRef {
   ownerKind: 'product' | 'asset';
   ownerKey: string;
@@ -15,16 +14,14 @@ export interface ImageRef {
   url: string;
 }
 
-/** A product's `Image URL n` fields (non-empty strings) as image references. */
+/** A product's image fields (catalog/product-fields.ts) as image references. */
 export function productImageRefs(productCode: string, attributes: Record<string, unknown>): ImageRef[] {
-  return Object.entries(attributes)
-    .filter(([field, value]) => IMAGE_FIELD.test(field) && typeof value === 'string' && value.trim() !== '')
-    .map(([field, value]) => ({
-      ownerKind: 'product',
-      ownerKey: productCode,
-      slot: field,
-      url: (value as string).trim(),
-    }));
+  return productImageUrls(attributes).map(([field, url]) => ({
+    ownerKind: 'product',
+    ownerKey: productCode,
+    slot: field,
+    url,
+  }));
 }
 
 /**

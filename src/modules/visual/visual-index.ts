@@ -1,6 +1,6 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { BoundedCache } from '../../storage/bounded-cache.js';
-import { VISIBLE_STATUSES } from '../../catalog/statuses.js';
+import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { ChangeFeed } from '../../jobs/change-feed.js';
 import type { VisionClient } from '../../vision/vision-client.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
@@ -87,7 +87,7 @@ class StoreVisualIndex {
     }
     const oldParent = this.#parentOf[row];
     if (oldParent) this.#byParent.get(oldParent)?.delete(row);
-    this.#visible[row] = status !== null && (VISIBLE_STATUSES as readonly string[]).includes(status) ? 1 : 0;
+    this.#visible[row] = isVisibleStatus(status) ? 1 : 0;
     this.#parentOf[row] = status === null ? null : parent;
     if (status !== null && parent) {
       let set = this.#byParent.get(parent);

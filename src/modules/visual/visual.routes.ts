@@ -7,9 +7,11 @@ import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
 import type { VisualService } from './visual.service.js';
 import { SimilarQuery, VisualResults, VisualSearchQuery } from './visual.schemas.js';
+import { formatMegabytes, formatMegapixels, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
 
-/** CONTRACT §4/§8: an uploaded image may be at most 10 MB. */
-export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+/** CONTRACT §4/§8: an uploaded image may be at most MAX_IMAGE_BYTES. */
+export const MAX_UPLOAD_BYTES = MAX_IMAGE_BYTES;
+const UPLOAD_LIMITS = `at most ${formatMegabytes(MAX_IMAGE_BYTES)} and ${formatMegapixels(MAX_IMAGE_PIXELS)}`;
 /**
  * How many of the store's referenced images the answer could not consider: queued, failed, or being
  * re-embedded after a model or head change (results then come from the images already re-embedded).
@@ -27,7 +29,7 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
         shopper: true,
         documentedBody: {
           'multipart/form-data': Type.Object({
-            image: FilePart('the photo: JPEG, PNG, WebP, GIF or AVIF, at most 10 MB and 40 megapixels'),
+            image: FilePart(`the photo: JPEG, PNG, WebP, GIF or AVIF, ${UPLOAD_LIMITS}`),
           }),
         },
       },
@@ -35,8 +37,7 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
         operationId: 'searchByPhoto',
         tags: ['search'],
         summary: 'Search by photo: the visible products that look most like the uploaded image',
-        description:
-          'multipart/form-data with a file field `image` (JPEG, PNG, WebP, GIF or AVIF; at most 10 MB and 40 megapixels, else 413; not an image or undecodable: 400). One result per product family (its best matching image; see group_variants), best first. Header X-Vitrine-Unindexed-Images: referenced images not searchable yet (pending, failed, or being re-embedded after a model change).',
+        description: `multipart/form-data with a file field \`image\` (JPEG, PNG, WebP, GIF or AVIF; ${UPLOAD_LIMITS}, else 413; not an image or undecodable: 400). One result per product family (its best matching image; see group_variants), best first. Header X-Vitrine-Unindexed-Images: referenced images not searchable yet (pending, failed, or being re-embedded after a model change).`,
         querystring: VisualSearchQuery,
         response: { 200: Envelope(VisualResults), ...standardErrors(413) },
       },

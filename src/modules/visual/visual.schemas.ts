@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
+import { Paging, RANKED_PAGING } from '../../catalog/paging.js';
+import { MAX_FILTERS_LENGTH } from '../../catalog/limits.js';
 
 const FILTERS_DESCRIPTION =
   'JSON object of attribute → value or array of values, e.g. {"Category":"Dresses","Department":["Women","Girls"]}. Names and values compare case-insensitively; applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON but not such an object: 422; an attribute no product has matches nothing.';
@@ -12,9 +14,8 @@ const GroupVariants = Type.Boolean({
 
 export const VisualSearchQuery = Type.Object({
   store_uuid: Type.String(),
-  filters: Type.Optional(Type.String({ maxLength: 10_000, description: FILTERS_DESCRIPTION })),
-  offset: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  filters: Type.Optional(Type.String({ maxLength: MAX_FILTERS_LENGTH, description: FILTERS_DESCRIPTION })),
+  ...Paging(RANKED_PAGING),
   group_variants: GroupVariants,
 });
 
@@ -24,8 +25,7 @@ export const SimilarQuery = Type.Object({
     minLength: 1,
     description: 'the source product (new or active); never returned itself, nor (with group_variants) its family',
   }),
-  offset: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  ...Paging(RANKED_PAGING),
   group_variants: GroupVariants,
 });
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
 import { EVENT_TYPES } from '../changes/change-events.js';
 import { ChangeEventSchema } from '../changes/changes.schemas.js';
+import { PageLimit } from '../../catalog/paging.js';
 
 const EventTypeList = Type.Array(Type.String(), {
   maxItems: 50,
@@ -108,7 +109,7 @@ export const ReplayBody = Type.Object(
 );
 
 export const DeliveriesQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  limit: PageLimit(1000, 100),
 });
 
 export const RemovedWebhookSchema = Type.Object({ id: Type.String(), removed: Type.Literal(true) });
