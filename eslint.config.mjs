@@ -10,6 +10,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'build/',
       'node_modules/',
       'tools/',
       'clients/typescript/dist/',
@@ -39,6 +40,41 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
+    },
+  },
+  // Module boundaries (STYLE §2): a module's tables are reached through its service or read port,
+  // never through its repository, from another module or from http/, cli/ and the rest of src/.
+  {
+    files: ['src/modules/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./[^/]+/[^/]+\\.repository\\.js$',
+              message: "another module's repository: call its service or read port instead",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/modules/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '/modules/[^/]+/[^/]+\\.repository\\.js$',
+              message: "a module's repository: call its service or read port instead",
+            },
+          ],
+        },
+      ],
     },
   },
   {

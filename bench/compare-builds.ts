@@ -26,7 +26,7 @@ import {
 //   git worktree add /tmp/before <commit> && (cd /tmp/before && npm ci)
 //   npm run compare -- /tmp/before [rounds]
 // The other build is driven through its operator CLI (`bin/vitrine.js`) and, for the import, its
-// `dist/bench/servers/import-run.js` and container (present since 2026-11-21).
+// `build/bench/servers/import-run.js` (dist/ in older checkouts) and container (present since 2026-11-21).
 if (skipWithoutShared('compare-builds')) process.exit(0);
 
 const [otherArg, roundsArg = '2'] = process.argv.slice(2);
@@ -34,6 +34,8 @@ if (!otherArg || !fs.existsSync(path.join(otherArg, 'dist/src/container.js'))) {
   console.error('usage: npm run compare -- <built checkout of another commit> [rounds]');
   process.exit(2);
 }
+/** Where a checkout's benchmarks were built: build/ now, dist/ before the two builds were separated. */
+const benchBuildOf = (dir: string) => (fs.existsSync(path.join(dir, 'build/bench')) ? 'build' : 'dist');
 const builds = [
   { label: 'other', dir: path.resolve(otherArg) },
   { label: 'this', dir: path.resolve('.') },
@@ -150,7 +152,7 @@ async function importRows(dir: string) {
     const created = await setup.stores.createStore({ workspaceName: 'Compare', name: 'Compare' });
     await setup.stores.setMappingProfile(created.store_uuid, STYLES_MAPPING);
     await setup.close();
-    const child = spawnSync(process.execPath, [path.join(dir, 'dist/bench/servers/import-run.js')], {
+    const child = spawnSync(process.execPath, [path.join(dir, benchBuildOf(dir), 'bench/servers/import-run.js')], {
       env: { ...process.env, DATABASE_URL: db.url, BENCH_STORE: created.store_uuid, BENCH_FILE: STYLES_CSV },
       encoding: 'utf8',
       maxBuffer: 1 << 24,

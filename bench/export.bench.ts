@@ -49,7 +49,7 @@ function catalogFile(n: number): string {
 }
 
 function importFile(url: string, store: string, file: string) {
-  const child = spawnSync(process.execPath, ['dist/bench/servers/import-run.js'], {
+  const child = spawnSync(process.execPath, ['build/bench/servers/import-run.js'], {
     env: { ...process.env, DATABASE_URL: url, BENCH_STORE: store, BENCH_FILE: file },
     encoding: 'utf8',
     maxBuffer: 1 << 24,

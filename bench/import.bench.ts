@@ -29,7 +29,7 @@ async function run(engine: 'sqlite' | 'postgres', file: string) {
   await setup.stores.setMappingProfile(created.store_uuid, STYLES_MAPPING);
   await setup.close();
   const once = () => {
-    const child = spawnSync(process.execPath, ['dist/bench/servers/import-run.js'], {
+    const child = spawnSync(process.execPath, ['build/bench/servers/import-run.js'], {
       env: { ...process.env, DATABASE_URL: db.url, BENCH_STORE: created.store_uuid, BENCH_FILE: file },
       encoding: 'utf8',
       maxBuffer: 1 << 24,

@@ -73,7 +73,7 @@ async function runEngine(engine: 'sqlite' | 'postgres'): Promise<EngineResult> {
     if (http.non2xx || http.errors)
       throw new Error(`status listing answered ${http.non2xx} non-2xx, ${http.errors} errors`);
     await server.stop();
-    const inProcess = spawnSync(process.execPath, ['dist/bench/servers/status-in-process.js'], {
+    const inProcess = spawnSync(process.execPath, ['build/bench/servers/status-in-process.js'], {
       env: {
         ...process.env,
         DATABASE_URL: db.url,

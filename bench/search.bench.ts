@@ -43,7 +43,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   const deadline = performance.now() + 5000;
   const inStarted = performance.now();
   while (performance.now() < deadline) {
-    await container.stores.authenticateForStore(created.api_token, store.id);
+    await container.tokens.authenticateForStore(created.api_token, store.id);
     await container.search.search(store, { query: queries[calls % queries.length], offset: 0, limit: 20 });
     calls++;
   }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { launchChromium } from '../dist/test/helpers/browser.js';
+import { launchChromium } from '../build/test/helpers/browser.js';
 
 const out = path.resolve('docs/console');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-shots-'));

@@ -11,14 +11,14 @@ if (!name) {
   console.error('usage: npm run profile -- <bench name, e.g. search> [how many functions]');
   process.exit(2);
 }
-const bench = fs.readdirSync('dist/bench').find((file) => file.endsWith('.bench.js') && file.includes(name));
+const bench = fs.readdirSync('build/bench').find((file) => file.endsWith('.bench.js') && file.includes(name));
 if (!bench) {
-  console.error(`no bench matching "${name}" in dist/bench`);
+  console.error(`no bench matching "${name}" in build/bench`);
   process.exit(2);
 }
 const dir = path.resolve('bench/results/profiles', `${path.basename(bench, '.bench.js')}-${Date.now()}`);
 fs.mkdirSync(dir, { recursive: true });
-const run = spawnSync(process.execPath, [`dist/bench/${bench}`], {
+const run = spawnSync(process.execPath, [`build/bench/${bench}`], {
   stdio: 'inherit',
   env: { ...process.env, BENCH_PROFILE_DIR: dir },
 });
@@ -31,7 +31,7 @@ function selfTimes(file) {
   const byFunction = new Map();
   profile.samples.forEach((id, i) => {
     const { callFrame } = nodes.get(id);
-    const where = callFrame.url.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/');
+    const where = callFrame.url.replace(/^.*node_modules\//, '').replace(/^.*\/(dist|build)\//, '$1/');
     const key = `${callFrame.functionName || '(anonymous)'}  ${where}${where ? `:${callFrame.lineNumber + 1}` : ''}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });

@@ -39,7 +39,7 @@ const walk = (dir) =>
     return entry.isDirectory() ? walk(full) : entry.name.endsWith('.test.js') ? [full] : [];
   });
 const only = process.argv.slice(2);
-const files = walk('dist/test')
+const files = walk('build/test')
   .filter((file) => only.length === 0 || only.some((o) => file.includes(o)))
   .sort();
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });

@@ -96,6 +96,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     async (v1) => {
       await registerTenantAuth(v1, {
         stores: container.stores,
+        tokens: container.tokens,
         rateLimitPerMinute: config.rateLimitPerMinute,
         publishableRateLimitPerMinute: config.publishableRateLimitPerMinute,
         redis: container.redis,
@@ -113,7 +114,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
       await v1.register(recommendationsRoutes, { recommendations: container.recommendations });
       await v1.register(visualRoutes, { visual: container.visual });
       await v1.register(mediaRoutes, { media: container.media, publicUrl: config.publicUrl });
-      await v1.register(changesRoutes, { changes: container.changeFeed });
+      await v1.register(changesRoutes, { changes: container.changes });
     },
     { prefix: '/v1' },
   );
@@ -122,8 +123,8 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     const adminToken = config.adminToken;
     await app.register(
       async (admin) => {
-        registerAdminAuth(admin, adminToken, container.stores);
-        await admin.register(storesAdminRoutes, { stores: container.stores });
+        registerAdminAuth(admin, adminToken, container.tokens);
+        await admin.register(storesAdminRoutes, { stores: container.stores, tokens: container.tokens });
         await admin.register(searchAdminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer });
         await admin.register(recommendationsAdminRoutes, { recommendations: container.recommendations });
         await admin.register(visualAdminRoutes, { visual: container.visual });

@@ -1,15 +1,14 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import { MAX_JSON_BODY_BYTES } from './catalog/limits.js';
+import { ConfigError, LOG_LEVELS, SETTINGS } from './config-settings.js';
 
-const MB = 1024 * 1024;
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export { ConfigError, DEFAULT_ASSET_FORMATS, LOG_LEVELS, SETTINGS, type Setting } from './config-settings.js';
 
 /**
- * Every setting of CONTRACT §1, with its default. This file is the only reader of process.env.
- * Checked by hand rather than with a schema library: each message names the environment variable to
- * fix, and the CLI starts without loading a validator (`vitrine store list` in well under 200 ms).
+ * Every setting of CONTRACT §1, with its default. This file is the only reader of process.env, and
+ * SETTINGS below is the one table of them: each row reads its variable, checks it (the message names
+ * the variable to fix) and documents it; README › Running it is generated from it
+ * (`npm run settings`, checked by test/unit/config-settings.test.ts). Checked by hand rather than with
+ * a schema library, so the CLI starts without loading a validator.
  */
 export interface Config {
   readonly port: number;
@@ -79,192 +78,31 @@ export interface Config {
   };
 }
 
-export const DEFAULT_ASSET_FORMATS = ['image', 'video', 'pdf', '3D', 'text'];
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
-  if (raw === undefined || raw === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
-}
-
-function parseInteger(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
+type Env = NodeJS.ProcessEnv;
+type MutableConfig = { -readonly [K in keyof Config]: Config[K] };
 
 /** Reads the environment once into a checked, frozen Config; tests build their own with `overrides`. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const config: { -readonly [K in keyof Config]: Config[K] } = {
-    port: parseInteger('PORT', env.PORT, 8080),
-    host: env.HOST || '127.0.0.1',
-    processes: parseInteger('VITRINE_PROCESSES', env.VITRINE_PROCESSES, os.availableParallelism()),
-    databaseUrl: env.DATABASE_URL || 'sqlite:./var/vitrine.db',
-    redisUrl: env.REDIS_URL || undefined,
-    adminToken: env.VITRINE_ADMIN_TOKEN || undefined,
-    rateLimitPerMinute: parseInteger('VITRINE_RATE_LIMIT', env.VITRINE_RATE_LIMIT, 1200),
-    publishableRateLimitPerMinute: parseInteger(
-      'VITRINE_PUBLISHABLE_RATE_LIMIT',
-      env.VITRINE_PUBLISHABLE_RATE_LIMIT,
-      300,
-    ),
-    allowPrivateFetch: parseBoolean('VITRINE_ALLOW_PRIVATE_FETCH', env.VITRINE_ALLOW_PRIVATE_FETCH, false),
-    logLevel: (env.LOG_LEVEL || 'info') as Config['logLevel'],
-    bodyLimitBytes: MAX_JSON_BODY_BYTES,
-    dataDir: env.VITRINE_DATA_DIR || './var',
-    assetFormats: env.VITRINE_ASSET_FORMATS
-      ? env.VITRINE_ASSET_FORMATS.split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : DEFAULT_ASSET_FORMATS,
-    imageModelPath: env.VITRINE_IMAGE_MODEL || undefined,
-    imageHeadPath: env.VITRINE_IMAGE_HEAD || undefined,
-    imageRetryBaseMs: parseInteger('VITRINE_IMAGE_RETRY_MS', env.VITRINE_IMAGE_RETRY_MS, 5000),
-    visualIndexBytes: parseInteger('VITRINE_VISUAL_INDEX_MB', env.VITRINE_VISUAL_INDEX_MB, 1024) * MB,
-    complementsIndexBytes: parseInteger('VITRINE_COMPLEMENTS_INDEX_MB', env.VITRINE_COMPLEMENTS_INDEX_MB, 512) * MB,
-    searchVocabularyBytes: parseInteger('VITRINE_SEARCH_VOCABULARY_MB', env.VITRINE_SEARCH_VOCABULARY_MB, 256) * MB,
-    listingCacheBytes: parseInteger('VITRINE_LISTING_CACHE_MB', env.VITRINE_LISTING_CACHE_MB, 64) * MB,
-    changeRetentionHours: parseInteger('VITRINE_CHANGE_RETENTION_HOURS', env.VITRINE_CHANGE_RETENTION_HOURS, 168),
-    webhooks: {
-      timeoutMs: parseInteger('VITRINE_WEBHOOK_TIMEOUT_MS', env.VITRINE_WEBHOOK_TIMEOUT_MS, 10_000),
-      retryBaseMs: parseInteger('VITRINE_WEBHOOK_RETRY_MS', env.VITRINE_WEBHOOK_RETRY_MS, 10_000),
-      retryMaxMs: parseInteger('VITRINE_WEBHOOK_RETRY_MAX_MS', env.VITRINE_WEBHOOK_RETRY_MAX_MS, 3_600_000),
-      giveUpHours: parseInteger('VITRINE_WEBHOOK_GIVE_UP_HOURS', env.VITRINE_WEBHOOK_GIVE_UP_HOURS, 24),
-      batchSize: parseInteger('VITRINE_WEBHOOK_BATCH', env.VITRINE_WEBHOOK_BATCH, 100),
-    },
-    publicUrl: env.VITRINE_PUBLIC_URL ? env.VITRINE_PUBLIC_URL.replace(/\/+$/, '') : undefined,
-    mediaS3: env.VITRINE_MEDIA_S3_BUCKET
-      ? {
-          bucket: env.VITRINE_MEDIA_S3_BUCKET,
-          ...(env.VITRINE_MEDIA_S3_ENDPOINT ? { endpoint: env.VITRINE_MEDIA_S3_ENDPOINT } : {}),
-          region: env.VITRINE_MEDIA_S3_REGION || env.AWS_REGION || 'us-east-1',
-          prefix: env.VITRINE_MEDIA_S3_PREFIX ?? 'media/',
-          accessKeyId: env.AWS_ACCESS_KEY_ID ?? '',
-          secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '',
-        }
-      : undefined,
-    ...overrides,
-  };
-  if (config.redisUrl === undefined) delete config.redisUrl;
-  if (config.imageModelPath === undefined) delete config.imageModelPath;
-  if (config.imageHeadPath === undefined) delete config.imageHeadPath;
-  if (config.adminToken === undefined) delete config.adminToken;
-  if (config.publicUrl === undefined) delete config.publicUrl;
-  if (config.mediaS3 === undefined) delete config.mediaS3;
-  if (config.mediaS3 && (!config.mediaS3.accessKeyId || !config.mediaS3.secretAccessKey))
-    throw new ConfigError('VITRINE_MEDIA_S3_BUCKET needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
-  checkConfig(config);
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const config = { bodyLimitBytes: MAX_JSON_BODY_BYTES, webhooks: {} } as MutableConfig;
+  for (const setting of SETTINGS) setting.read(env, config);
+  Object.assign(config, overrides);
+  for (const key of ['redisUrl', 'imageModelPath', 'imageHeadPath', 'adminToken', 'publicUrl', 'mediaS3'] as const)
+    if (config[key] === undefined) delete config[key];
+  for (const setting of SETTINGS) {
+    const failed = setting.check?.(config);
+    if (failed) throw new ConfigError(`${setting.variable} ${failed.requirement}, got ${JSON.stringify(failed.value)}`);
+  }
+  if (!Number.isInteger(config.bodyLimitBytes) || config.bodyLimitBytes < 1)
+    throw new ConfigError(`body limit must be at least 1 byte, got ${config.bodyLimitBytes}`);
   return Object.freeze(config);
 }
 
-const check = (valid: boolean, variable: string, requirement: string, value: unknown) => {
-  if (!valid) throw new ConfigError(`${variable} ${requirement}, got ${JSON.stringify(value)}`);
-};
-const isInteger = (value: number, minimum: number, maximum = Number.MAX_SAFE_INTEGER) =>
-  Number.isInteger(value) && value >= minimum && value <= maximum;
-
-/** What the parse step cannot promise (ranges, URL shapes, names), each error naming its variable. */
-function checkConfig(c: Config) {
-  check(isInteger(c.port, 0, 65535), 'PORT', 'must be a port number from 0 to 65535', c.port);
-  check(c.host !== '', 'HOST', 'must not be empty', c.host);
-  check(isInteger(c.processes, 1, 256), 'VITRINE_PROCESSES', 'must be from 1 to 256', c.processes);
-  check(
-    /^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(c.databaseUrl),
-    'DATABASE_URL',
-    'must start with sqlite:, postgres:// or postgresql://',
-    c.databaseUrl,
-  );
-  check(c.redisUrl === undefined || /^rediss?:\/\//.test(c.redisUrl), 'REDIS_URL', 'must be redis://…', c.redisUrl);
-  check(isInteger(c.rateLimitPerMinute, 1), 'VITRINE_RATE_LIMIT', 'must be at least 1', c.rateLimitPerMinute);
-  check(
-    isInteger(c.publishableRateLimitPerMinute, 1),
-    'VITRINE_PUBLISHABLE_RATE_LIMIT',
-    'must be at least 1',
-    c.publishableRateLimitPerMinute,
-  );
-  check(LOG_LEVELS.includes(c.logLevel), 'LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`, c.logLevel);
-  check(isInteger(c.bodyLimitBytes, 1), 'body limit', 'must be at least 1 byte', c.bodyLimitBytes);
-  check(c.dataDir !== '', 'VITRINE_DATA_DIR', 'must not be empty', c.dataDir);
-  check(c.assetFormats.length > 0, 'VITRINE_ASSET_FORMATS', 'must name at least one format', c.assetFormats);
-  check(isInteger(c.imageRetryBaseMs, 0), 'VITRINE_IMAGE_RETRY_MS', 'must be 0 or more', c.imageRetryBaseMs);
-  // Checked here so that a wrong path stops `vitrine serve` at once, not the first search by photo.
-  check(
-    c.imageModelPath === undefined || fs.existsSync(c.imageModelPath),
-    'VITRINE_IMAGE_MODEL',
-    'must be the path of an ONNX file',
-    c.imageModelPath,
-  );
-  check(
-    c.imageHeadPath === undefined || c.imageHeadPath === 'none' || fs.existsSync(c.imageHeadPath),
-    'VITRINE_IMAGE_HEAD',
-    'must be the path of a head.json, or none',
-    c.imageHeadPath,
-  );
-  check(
-    isInteger(c.changeRetentionHours, 1),
-    'VITRINE_CHANGE_RETENTION_HOURS',
-    'must be at least 1',
-    c.changeRetentionHours,
-  );
-  check(
-    isInteger(c.webhooks.timeoutMs, 100),
-    'VITRINE_WEBHOOK_TIMEOUT_MS',
-    'must be at least 100',
-    c.webhooks.timeoutMs,
-  );
-  check(isInteger(c.webhooks.retryBaseMs, 0), 'VITRINE_WEBHOOK_RETRY_MS', 'must be 0 or more', c.webhooks.retryBaseMs);
-  check(
-    isInteger(c.webhooks.retryMaxMs, c.webhooks.retryBaseMs),
-    'VITRINE_WEBHOOK_RETRY_MAX_MS',
-    'must be at least VITRINE_WEBHOOK_RETRY_MS',
-    c.webhooks.retryMaxMs,
-  );
-  check(
-    isInteger(c.webhooks.giveUpHours, 1),
-    'VITRINE_WEBHOOK_GIVE_UP_HOURS',
-    'must be at least 1',
-    c.webhooks.giveUpHours,
-  );
-  check(
-    isInteger(c.webhooks.batchSize, 1, 1000),
-    'VITRINE_WEBHOOK_BATCH',
-    'must be from 1 to 1000',
-    c.webhooks.batchSize,
-  );
-  check(isInteger(c.visualIndexBytes, 1), 'VITRINE_VISUAL_INDEX_MB', 'must be at least 1', c.visualIndexBytes);
-  check(
-    isInteger(c.complementsIndexBytes, 1),
-    'VITRINE_COMPLEMENTS_INDEX_MB',
-    'must be at least 1',
-    c.complementsIndexBytes,
-  );
-  check(
-    isInteger(c.searchVocabularyBytes, 1),
-    'VITRINE_SEARCH_VOCABULARY_MB',
-    'must be at least 1',
-    c.searchVocabularyBytes,
-  );
-  check(
-    isInteger(c.listingCacheBytes, 0),
-    'VITRINE_LISTING_CACHE_MB',
-    'must be a whole number of MB, 0 or more',
-    c.listingCacheBytes,
-  );
-  check(
-    c.publicUrl === undefined || /^https?:\/\/\S+$/.test(c.publicUrl),
-    'VITRINE_PUBLIC_URL',
-    'must be an http(s) URL',
-    c.publicUrl,
-  );
-  check(
-    c.mediaS3?.endpoint === undefined || /^https?:\/\//.test(c.mediaS3.endpoint),
-    'VITRINE_MEDIA_S3_ENDPOINT',
-    'must be an http(s) URL',
-    c.mediaS3?.endpoint,
-  );
+/** README › Running it: the settings as a Markdown table, generated from SETTINGS. */
+export function settingsTable(): string {
+  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  return [
+    '| variable | default | meaning |',
+    '|---|---|---|',
+    ...SETTINGS.map((s) => `| \`${s.variable}\` | ${escape(s.default)} | ${escape(s.meaning)} |`),
+  ].join('\n');
 }

@@ -3,10 +3,11 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
 import { SeqCache } from './storage/seq-cache.js';
-import { ChangeFeed } from './jobs/change-feed.js';
+import { ChangeFeed } from './storage/change-feed.js';
 import { isClusterWorker, withClusterWriteLock } from './cluster.js';
 import { WorkerRegistry, type JobLog, type WorkerErrorLog } from './jobs/workers.js';
 import { StoresService } from './modules/stores/stores.service.js';
+import { TokensService } from './modules/stores/tokens.service.js';
 import { ProductsService } from './modules/products/products.service.js';
 import { ProductQueries } from './modules/products/product-queries.js';
 import { ProductExport } from './modules/products/product-export.js';
@@ -44,10 +45,12 @@ export interface Container {
   redisHealth?: RedisHealth;
   /** Listing pages kept while their store is unchanged (VITRINE_LISTING_CACHE_MB). */
   listingCache: SeqCache;
-  changes: ChangeFeed;
+  /** The per-store change log every write appends to (storage/change-feed.ts). */
+  changeLog: ChangeFeed;
   /** The background workers `vitrine serve` and `vitrine worker` start (src/jobs/workers.ts). */
   workers: WorkerRegistry;
   stores: StoresService;
+  tokens: TokensService;
   products: ProductsService;
   productQueries: ProductQueries;
   productExport: ProductExport;
@@ -63,7 +66,8 @@ export interface Container {
   imageWorker: ImageWorker;
   visual: VisualService;
   media: MediaService;
-  changeFeed: ChangesService;
+  /** The changes module: the public change feed and its retention. */
+  changes: ChangesService;
   webhooks: WebhooksService;
   webhookDispatcher: WebhookDispatcher;
   close(): Promise<void>;
@@ -119,35 +123,45 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
           ),
     );
   const onError = options.onWorkerError;
-  const changes = new ChangeFeed(storage);
+  const changeLog = new ChangeFeed(storage);
   const stores = new StoresService(storage);
+  const tokens = new TokensService(storage);
   const productsRead = new ProductsReadPort(storage);
-  const products = new ProductsService(storage, changes);
-  const counts = new SeqCache();
-  const productQueries = new ProductQueries(storage, counts);
+  const products = new ProductsService(storage, changeLog);
+  // Totals and collection snapshots per store, kept while its change sequence stands.
+  const listingTotals = new SeqCache();
+  const productQueries = new ProductQueries(storage, listingTotals);
   const productExport = new ProductExport(storage);
   const listingPages = new SeqCache('listing pages', config.listingCacheBytes);
-  const assets = new AssetsService(storage, changes, counts, listingPages, stores, productsRead, config.assetFormats);
+  const assets = new AssetsService({
+    storage,
+    changeLog,
+    listingTotals,
+    listingPages,
+    stores,
+    products: productsRead,
+    formats: config.assetFormats,
+  });
   stores.setChannelUsage((store) => assets.channelUsage(store));
   const textIndex = createTextIndex(storage);
-  const searchIndexer = new SearchIndexer(storage, changes, textIndex, productsRead, stores, onError);
+  const searchIndexer = new SearchIndexer(storage, changeLog, textIndex, productsRead, stores, onError);
   const search = new SearchService(storage, textIndex, searchIndexer, productsRead, {
     vocabularyBytes: config.searchVocabularyBytes,
   });
-  const collections = new CollectionsService(
+  const collections = new CollectionsService({
     storage,
-    changes,
-    counts,
+    changeLog,
+    snapshots: listingTotals,
     listingPages,
-    productsRead,
-    async (storeId, db) => vocabularyForOverrides((await stores.getStore(storeId, db)).vocabularyOverrides),
+    products: productsRead,
+    audiences: async (storeId, db) => vocabularyForOverrides((await stores.getStore(storeId, db)).vocabularyOverrides),
     onError,
-  );
-  const recommendations = new RecommendationsService(storage, changes, productsRead, stores, {
+  });
+  const recommendations = new RecommendationsService(storage, changeLog, productsRead, stores, {
     indexBytes: config.complementsIndexBytes,
     onError,
   });
-  const vocabulary = new VocabularyService(storage, changes, productsRead, stores, recommendations);
+  const vocabulary = new VocabularyService(storage, changeLog, productsRead, stores, recommendations);
   const imports = new ImportsService(
     storage,
     products,
@@ -162,8 +176,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const queryVision = new VisionClient({ modelPath, headPath, threads: 1 });
   // The indexing thread ends after a minute idle: a catalogue indexed, its memory goes back.
   const indexVision = new VisionClient({ modelPath, headPath, threads: 1 }, 60_000);
-  const imageCatalog = new ImageCatalog(storage, changes, productsRead, assets, onError);
-  const imageJobs = new ImageJobs(storage, changes, { maxAttempts: 4, baseDelayMs: config.imageRetryBaseMs });
+  const imageCatalog = new ImageCatalog(storage, changeLog, productsRead, assets, onError);
+  const imageJobs = new ImageJobs(storage, changeLog, { maxAttempts: 4, baseDelayMs: config.imageRetryBaseMs });
   const media = new MediaService(storage, createMediaStore(config), { dataDir: config.dataDir });
   const imageWorker = new ImageWorker(imageJobs, indexVision, {
     allowPrivateFetch: config.allowPrivateFetch,
@@ -171,19 +185,19 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     onError: (error) => onError?.('visual.embed', error),
     log: options.jobLog,
   });
-  const visualIndexes = new VisualIndexes(storage, changes, productsRead, imageCatalog, queryVision, {
+  const visualIndexes = new VisualIndexes(storage, changeLog, productsRead, imageCatalog, queryVision, {
     indexBytes: config.visualIndexBytes,
   });
   const visual = new VisualService(visualIndexes, queryVision, imageJobs, stores, imageCatalog);
 
-  const changeFeed = new ChangesService(storage, changes, {
+  const changesService = new ChangesService(storage, changeLog, {
     retentionHours: config.changeRetentionHours,
     internalConsumers: [searchIndexer.follower.consumer, collections.follower.consumer, imageCatalog.follower.consumer],
     onError,
     log: options.jobLog,
   });
-  const webhooks = new WebhooksService(storage, changes, stores, { allowPrivateFetch: config.allowPrivateFetch });
-  const webhookDispatcher = new WebhookDispatcher(storage, changes, {
+  const webhooks = new WebhooksService(storage, changeLog, stores, { allowPrivateFetch: config.allowPrivateFetch });
+  const webhookDispatcher = new WebhookDispatcher(storage, changeLog, {
     ...config.webhooks,
     allowPrivateFetch: config.allowPrivateFetch,
     onError,
@@ -200,7 +214,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   workers.register(imageWorker, ['serve', 'worker']);
   workers.register(imports.worker, ['serve', 'worker']);
   workers.register(webhookDispatcher, ['serve', 'worker']);
-  workers.register(changeFeed.pruner, ['serve']);
+  workers.register(changesService.pruner, ['serve']);
   imageCatalog.onQueued(() => workers.wake(imageWorker.name));
 
   return {
@@ -209,9 +223,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     redis,
     redisHealth,
     listingCache: listingPages,
-    changes,
+    changeLog,
     workers,
     stores,
+    tokens,
     products,
     productQueries,
     productExport,
@@ -227,7 +242,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     imageWorker,
     visual,
     media,
-    changeFeed,
+    changes: changesService,
     webhooks,
     webhookDispatcher,
     async close() {

@@ -25,9 +25,9 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `dist/bench/servers/<name>.js` in its own process; it prints `READY <port>` when listening. */
+/** Starts `build/bench/servers/<name>.js` in its own process; it prints `READY <port>` when listening. */
 export function startServerProcess(name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const script = path.resolve(`dist/bench/servers/${name}.js`);
+  const script = path.resolve(`build/bench/servers/${name}.js`);
   // `npm run profile`: Vitrine's servers run under the CPU profiler (the bare route is not of interest).
   const profile = process.env.BENCH_PROFILE_DIR && name === 'vitrine';
   const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];

@@ -15,7 +15,7 @@ while (process.hrtime.bigint() < deadline) {
   // SQLite's committed version, is read once per call here too).
   await new Promise((resolve) => setImmediate(resolve));
   // The same work the route does per request: resolve the store, then list.
-  await container.stores.authenticateForStore(process.env.BENCH_TOKEN!, store.id);
+  await container.tokens.authenticateForStore(process.env.BENCH_TOKEN!, store.id);
   await container.productQueries.statusListing(store, page);
   calls++;
 }

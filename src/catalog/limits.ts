@@ -14,6 +14,8 @@ export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_PRODUCT_CODE_LENGTH = 128;
 export const MAX_URL_LENGTH = 2048;
+/** An asset link's name ("Image URL 3", "front"). */
+export const MAX_ASSET_NAME_LENGTH = 128;
 /** A workspace or store name. */
 export const MAX_NAME_LENGTH = 200;
 /** Synonym groups of one store, the terms of a group, and one term. */

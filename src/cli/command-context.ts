@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Container } from '../container.js';
 import type { StorageHandle } from '../storage/database.js';
 import type { StoresService } from '../modules/stores/stores.service.js';
+import type { TokensService } from '../modules/stores/tokens.service.js';
 import type { WebhooksService } from '../modules/webhooks/webhooks.service.js';
 import { fail } from './output.js';
 
@@ -103,11 +104,17 @@ export async function withStores<T>(work: (stores: StoresService) => Promise<T>)
   });
 }
 
+/** The token commands: the database and the tokens of the stores module only. */
+export async function withTokens<T>(work: (tokens: TokensService) => Promise<T>): Promise<T> {
+  const { TokensService } = await import('../modules/stores/tokens.service.js');
+  return withStorage((storage) => work(new TokensService(storage)));
+}
+
 /** The webhook commands: the database, stores and webhooks modules only. */
 export async function withWebhooks<T>(work: (webhooks: WebhooksService) => Promise<T>): Promise<T> {
   const [{ StoresService }, { ChangeFeed }, { WebhooksService }] = await Promise.all([
     import('../modules/stores/stores.service.js'),
-    import('../jobs/change-feed.js'),
+    import('../storage/change-feed.js'),
     import('../modules/webhooks/webhooks.service.js'),
   ]);
   return withStorage((storage, config) =>

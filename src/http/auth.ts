@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { failoverRateLimitStore, type RedisHealth } from './rate-limit-store.js';
 import { ForbiddenError, RateLimitedError, StoreNotFoundError, UnauthorizedError } from '../errors.js';
 import type { StoresService } from '../modules/stores/stores.service.js';
+import type { TokensService } from '../modules/stores/tokens.service.js';
 import { secretsEqual } from '../modules/stores/api-tokens.js';
 
 /** `Authorization: Bearer <token>` or `apikey: <token>` (CONTRACT §3); anything else is no token. */
@@ -20,6 +21,7 @@ export function presentedToken(request: FastifyRequest): string | undefined {
 
 export interface TenantAuthOptions {
   stores: StoresService;
+  tokens: TokensService;
   rateLimitPerMinute: number;
   /** Per publishable key and shopper IP (VITRINE_PUBLISHABLE_RATE_LIMIT). */
   publishableRateLimitPerMinute: number;
@@ -53,7 +55,7 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
     if (!token) return;
     // One lookup resolves the token and the store named by store_uuid (see the store-scope hook).
     const storeUuid = (request.query as { store_uuid?: unknown }).store_uuid;
-    const resolved = await options.stores.authenticateForStore(
+    const resolved = await options.tokens.authenticateForStore(
       token,
       typeof storeUuid === 'string' ? storeUuid : undefined,
     );
@@ -119,11 +121,11 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
  * The operator API's guard: Bearer VITRINE_ADMIN_TOKEN, compared in constant time. A publishable key
  * is told it is not allowed here (403); any other credential is not the admin token (401).
  */
-export function registerAdminAuth(app: FastifyInstance, adminToken: string, stores: StoresService) {
+export function registerAdminAuth(app: FastifyInstance, adminToken: string, tokens: TokensService) {
   app.addHook('onRequest', async (request) => {
     const token = presentedToken(request);
     if (token && secretsEqual(token, adminToken)) return;
-    if (token && (await stores.authenticate(token))?.scope === 'search')
+    if (token && (await tokens.authenticate(token))?.scope === 'search')
       throw new ForbiddenError('a publishable key cannot call the operator API');
     throw new UnauthorizedError('invalid or missing admin token');
   });

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 
-/** Where `npm run build` puts the console (dist/console, beside dist/src). */
-export const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console');
+/** Where `npm run build` puts the console: the project's dist/console, from dist/src/http and build/src/http alike. */
+export const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/console');
 
 /**
  * The console talks only to this server; catalog images live on the merchants' own hosts, so images

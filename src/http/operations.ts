@@ -1,8 +1,5 @@
-import * as webhooksRepository from '../modules/webhooks/webhooks.repository.js';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import * as importsRepository from '../modules/imports/imports.repository.js';
-import * as visualRepository from '../modules/visual/visual.repository.js';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { clusterMetrics, isClusterWorker } from '../cluster.js';
 import type { Container } from '../container.js';
@@ -75,33 +72,32 @@ function createMetrics(container: Container) {
         for (const [value, count] of Object.entries(values)) this.set({ [label]: value }, count);
       },
     });
-  const db = container.storage.db;
   databaseGauge(
     'vitrine_image_queue',
     'catalog images by state of the search-by-photo pipeline (pending, indexed, failed, …)',
     'state',
-    () => visualRepository.countByState(db),
+    () => container.visual.imageQueueCounts(),
   );
   databaseGauge('vitrine_import_jobs', 'catalog import jobs by status (queued, running, done, failed)', 'status', () =>
-    importsRepository.countByStatus(db),
+    container.imports.countByStatus(),
   );
   databaseGauge(
     'vitrine_change_log_lag',
     'changes written but not yet applied, per follower (search index, images, collections, …), all stores',
     'follower',
-    () => container.changes.lagByConsumer(),
+    () => container.changeLog.lagByConsumer(),
   );
   databaseGauge(
     'vitrine_webhook_subscriptions',
     'webhook subscriptions by health (active, failing, disabled)',
     'health',
-    () => webhooksRepository.countByHealth(db),
+    () => container.webhooks.countByHealth(),
   );
   databaseGauge(
     'vitrine_webhook_backlog',
     'changes not yet delivered to active webhook subscriptions, all stores',
     'kind',
-    async () => ({ changes: await webhooksRepository.backlog(db) }),
+    async () => ({ changes: await container.webhooks.backlog() }),
   );
   const redisHealth = container.redisHealth;
   if (redisHealth) {

@@ -1,4 +1,4 @@
-import type { AuthContext } from '../modules/stores/stores.service.js';
+import type { AuthContext } from '../modules/stores/tokens.service.js';
 import type { TSchema } from '@sinclair/typebox';
 import type { Store } from '../modules/stores/store.js';
 

@@ -1,7 +1,7 @@
 import type { Db, StorageHandle } from '../storage/database.js';
 import { inTransaction } from '../storage/transactions.js';
 import type { StoreAtSeq } from '../storage/seq-cache.js';
-import type { ChangeFeed } from './change-feed.js';
+import type { ChangeFeed } from '../storage/change-feed.js';
 import { PollingWorker, type WorkerErrorLog } from './workers.js';
 
 export interface FollowedChange {

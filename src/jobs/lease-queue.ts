@@ -4,8 +4,9 @@ import { inTransaction } from '../storage/transactions.js';
 import { isDeadLocalOwner, LOCAL_OWNER_PATTERN } from './process-owner.js';
 
 /**
- * The durable job queues (catalogue images, imports) are rows of their own tables with a lease:
- * `claimed_by` names the worker, `claimed_until` when its claim lapses. A worker claims ready rows
+ * The durable job queues (catalogue images, imports, webhook subscriptions) are rows of their own
+ * tables with a lease: `claimed_by` names the worker, `claimed_until` when its claim lapses (other
+ * names where a table has its own, `leaseColumns`). A worker claims ready rows
  * (on PostgreSQL read FOR UPDATE SKIP LOCKED, so concurrent workers take disjoint rows without
  * waiting), then confirms each claim with a conditional UPDATE (the only guard SQLite needs, and a
  * second one on PostgreSQL). A worker that dies leaves a lease that expires, and the row is claimed
@@ -13,8 +14,10 @@ import { isDeadLocalOwner, LOCAL_OWNER_PATTERN } from './process-owner.js';
  * taken over cannot overwrite the new holder's work.
  */
 export interface LeaseQueue {
-  /** The table whose rows are the jobs; it has `claimed_by` and `claimed_until` text columns. */
-  table: 'images' | 'imports';
+  /** The table whose rows are the jobs; it has `claimed_by` and `claimed_until` text columns (or `leaseColumns`). */
+  table: 'images' | 'imports' | 'webhook_subscriptions';
+  /** The lease's owner and expiry columns, when not `claimed_by` and `claimed_until`. */
+  leaseColumns?: { owner: string; until: string };
   /** Its primary key columns. */
   keys: readonly string[];
   /** Other columns the claim returns. */
@@ -29,7 +32,9 @@ export interface LeaseQueue {
 
 export type ClaimedRow = Record<string, unknown>;
 
-const free = (now: string) => sql`(claimed_until IS NULL OR claimed_until < ${now})`;
+const ownerOf = (queue: LeaseQueue) => sql.ref(queue.leaseColumns?.owner ?? 'claimed_by');
+const untilOf = (queue: LeaseQueue) => sql.ref(queue.leaseColumns?.until ?? 'claimed_until');
+const free = (queue: LeaseQueue, now: string) => sql`(${untilOf(queue)} IS NULL OR ${untilOf(queue)} < ${now})`;
 const keyMatch = (keys: readonly string[], row: ClaimedRow) =>
   sql.join(
     keys.map((key) => sql`${sql.ref(key)} = ${row[key]}`),
@@ -48,13 +53,11 @@ async function releaseDeadLocalLeases(storage: StorageHandle, queue: LeaseQueue,
   const key = `${storage.description}|${queue.table}`;
   if (Date.now() - (lastReclaim.get(key) ?? 0) < RECLAIM_EVERY_MS) return;
   lastReclaim.set(key, Date.now());
-  const { rows } = await sql<{ claimed_by: string }>`SELECT DISTINCT claimed_by FROM ${sql.table(queue.table)}
-    WHERE claimed_until >= ${now} AND claimed_by LIKE ${LOCAL_OWNER_PATTERN}`.execute(storage.db);
-  for (const { claimed_by: owner } of rows)
-    if (isDeadLocalOwner(owner))
-      await sql`UPDATE ${sql.table(queue.table)} SET claimed_until = NULL WHERE claimed_by = ${owner}`.execute(
-        storage.db,
-      );
+  const { rows } = await sql<{
+    owner: string;
+  }>`SELECT DISTINCT ${ownerOf(queue)} AS owner FROM ${sql.table(queue.table)}
+    WHERE ${untilOf(queue)} >= ${now} AND ${ownerOf(queue)} LIKE ${LOCAL_OWNER_PATTERN}`.execute(storage.db);
+  for (const { owner } of rows) if (isDeadLocalOwner(owner)) await releaseLeases(storage, queue, owner);
 }
 
 export async function claimLeases(
@@ -73,15 +76,15 @@ export async function claimLeases(
     const lock = trx.dialect.supportsRowLocks ? sql` FOR UPDATE SKIP LOCKED` : sql``;
     const { rows } =
       await sql<ClaimedRow>`SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(queue.table)}
-      WHERE ${queue.ready(nowIso)} AND ${free(nowIso)} ORDER BY ${sql.ref(queue.orderBy)} LIMIT ${limit}${lock}`.execute(
+      WHERE ${queue.ready(nowIso)} AND ${free(queue, nowIso)} ORDER BY ${sql.ref(queue.orderBy)} LIMIT ${limit}${lock}`.execute(
         trx,
       );
     const claimed: ClaimedRow[] = [];
     for (const row of rows) {
       const extra = queue.onClaim ? sql`, ${queue.onClaim(nowIso)}` : sql``;
       const result =
-        await sql`UPDATE ${sql.table(queue.table)} SET claimed_by = ${workerId}, claimed_until = ${until}${extra}
-        WHERE ${keyMatch(queue.keys, row)} AND ${queue.ready(nowIso)} AND ${free(nowIso)}`.execute(trx);
+        await sql`UPDATE ${sql.table(queue.table)} SET ${ownerOf(queue)} = ${workerId}, ${untilOf(queue)} = ${until}${extra}
+        WHERE ${keyMatch(queue.keys, row)} AND ${queue.ready(nowIso)} AND ${free(queue, nowIso)}`.execute(trx);
       if (Number(result.numAffectedRows ?? 0) === 1) claimed.push(row);
     }
     return claimed;
@@ -97,14 +100,20 @@ export async function renewLease(
   leaseMs: number,
 ): Promise<boolean> {
   const until = new Date(Date.now() + leaseMs).toISOString();
-  const result = await sql`UPDATE ${sql.table(queue.table)} SET claimed_until = ${until}
-    WHERE ${keyMatch(queue.keys, row)} AND claimed_by = ${workerId}`.execute(storage.db);
+  const result = await sql`UPDATE ${sql.table(queue.table)} SET ${untilOf(queue)} = ${until}
+    WHERE ${keyMatch(queue.keys, row)} AND ${ownerOf(queue)} = ${workerId}`.execute(storage.db);
   return Number(result.numAffectedRows ?? 0) === 1;
 }
 
 /** Gives up every lease a worker holds in a queue (it is stopping): the jobs are claimed again at once. */
 export async function releaseLeases(storage: StorageHandle, queue: LeaseQueue, workerId: string) {
-  await sql`UPDATE ${sql.table(queue.table)} SET claimed_until = NULL WHERE claimed_by = ${workerId}`.execute(
+  await sql`UPDATE ${sql.table(queue.table)} SET ${untilOf(queue)} = NULL WHERE ${ownerOf(queue)} = ${workerId}`.execute(
     storage.db,
   );
+}
+
+/** Gives up one job's lease (its run ended): claimable again at once. */
+export async function releaseLease(storage: StorageHandle, queue: LeaseQueue, row: ClaimedRow, workerId: string) {
+  await sql`UPDATE ${sql.table(queue.table)} SET ${ownerOf(queue)} = NULL, ${untilOf(queue)} = NULL
+    WHERE ${keyMatch(queue.keys, row)} AND ${ownerOf(queue)} = ${workerId}`.execute(storage.db);
 }

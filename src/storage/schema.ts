@@ -21,7 +21,7 @@ export interface StoresTable {
   allowed_origins: Generated<string>;
   /** The store's mapping profile as JSON; null once an operator removed it. */
   mapping_profile: string | null;
-  /** Last sequence number handed out by the store's change log (see changes/change-feed.ts). */
+  /** Last sequence number handed out by the store's change log (see storage/change-feed.ts). */
   change_seq: Generated<number>;
   /** The last sequence number pruned from the store's change log (0: nothing pruned). */
   change_floor: Generated<number>;

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildTestApp, describeEachDialect, json } from '../helpers/test-app.js';
+import { ADMIN_TOKEN, adminHeaders } from '../factories/admin.js';
 
-const ADMIN = 'admin-secret-for-tests';
-const admin = { authorization: `Bearer ${ADMIN}` };
+const ADMIN = ADMIN_TOKEN;
+const admin = adminHeaders;
 
 describe('admin API switched off', () => {
   it('is not served when VITRINE_ADMIN_TOKEN is unset', async () => {

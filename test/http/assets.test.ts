@@ -350,7 +350,7 @@ describeEachDialect('asset links', (ctx) => {
     await t.container.assets.createLinks(s, undefined, [
       { parent_code: 'F1', assets: { 'Image URL 1': 'https://c/f1.jpg' } },
     ]);
-    const changes = await t.container.changes.read(s.id, 0);
+    const changes = await t.container.changeLog.read(s.id, 0);
     assert.deepEqual(
       changes.map((c: { entity: string; key: string }) => [c.entity, c.key]),
       [

@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
+import { dress } from '../factories/products.js';
 
-const product = (code: string, extra: Record<string, unknown> = {}) => ({
-  product_code: code,
-  'Product Name': `Dress ${code}`,
-  Category: 'Dresses',
-  Department: 'Women',
-  'Selling Price': '30',
-  Currency: 'EUR',
-  'Image URL 1': `https://img.example/${code}.jpg`,
-  ...extra,
-});
+const product = dress;
 
 const changes = (t: TestApp, query = '') =>
   t.request({ method: 'GET', url: `/v1/changes?store_uuid=${t.store.store_uuid}${query}` });
@@ -127,11 +119,11 @@ describeEachDialect('change feed (GET /v1/changes)', (ctx) => {
     const before = json(await changes(t)).data;
     // Nothing is pruned while an internal follower has not read it.
     const later = new Date(Date.now() + 1000 * 3_600_000);
-    await t.container.changeFeed.pruneAll(later);
+    await t.container.changes.pruneAll(later);
     assert.equal(json(await changes(t)).data.oldest_sequence, 1);
 
     await followEverything(t);
-    await t.container.changeFeed.pruneAll(later);
+    await t.container.changes.pruneAll(later);
     const gone = await changes(t);
     assert.equal(gone.statusCode, 410);
     const body = json(gone);

@@ -5,17 +5,10 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { buildApp } from '../../src/app.js';
 import { createContainer } from '../../src/container.js';
 import { buildTestApp, describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
+import { dress } from '../factories/products.js';
 
-const product = (code: string, extra: Record<string, unknown>) => ({
-  product_code: code,
-  'Product Name': `Item ${code}`,
-  Category: 'Dresses',
-  Department: 'Women',
-  'Selling Price': '30',
-  Currency: 'EUR',
-  'Image URL 1': `https://img.example/${code}.jpg`,
-  ...extra,
-});
+const product = (code: string, extra: Record<string, unknown>) =>
+  dress(code, { 'Product Name': `Item ${code}`, ...extra });
 const CATALOG = [
   product('d1', { Colour: 'Red', 'Selling Price': '45', Season: 'Summer' }),
   product('d2', { Colour: 'Blue', 'Selling Price': '25', Season: 'Summer' }),

@@ -99,7 +99,7 @@ describeEachDialect('product export', (ctx) => {
   it('imports back unchanged: NDJSON for every value, CSV for text, problem and parked statuses included', async () => {
     const t = ctx();
     const store = await t.container.stores.getStore(t.store.store_uuid);
-    const seq = await t.container.changes.latest(t.store.store_uuid);
+    const seq = await t.container.changeLog.latest(t.store.store_uuid);
     const ndjson = path.join(dir, `${t.dialect}.ndjson`);
     fs.writeFileSync(ndjson, (await exportOf(t, '')).body);
     const again = await importCatalog(t.container.products, store, ndjson, { format: 'ndjson' });
@@ -108,7 +108,7 @@ describeEachDialect('product export', (ctx) => {
       [4, 0, 0, 4, 0],
       JSON.stringify(again),
     );
-    assert.equal(await t.container.changes.latest(t.store.store_uuid), seq, 'nothing written');
+    assert.equal(await t.container.changeLog.latest(t.store.store_uuid), seq, 'nothing written');
     // CSV: the text-only products round-trip exactly (E1 holds JSON values, which CSV carries as text).
     const csv = path.join(dir, `${t.dialect}.csv`);
     fs.writeFileSync(csv, (await exportOf(t, '&format=csv')).body);

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect } from '../helpers/test-app.js';
 import { fuzzApi } from '../helpers/fuzz.js';
+import { ADMIN_TOKEN } from '../factories/admin.js';
 
-const ADMIN = 'fuzz-admin-token';
+const ADMIN = ADMIN_TOKEN;
 
 // A small seeded budget here; `npm run bench -- fuzz` runs 10,000 requests per engine.
 describeEachDialect(

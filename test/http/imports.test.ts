@@ -198,7 +198,7 @@ describeEachDialect(
         {},
       );
       const before = await products();
-      const seq = await t.container.changes.latest(t.store.store_uuid);
+      const seq = await t.container.changeLog.latest(t.store.store_uuid);
 
       const dry = await queue('product_code,Selling Price\nM1,12\nM2,20\nM3,5\n', { mode: 'merge', dry_run: 'true' });
       assert.equal(dry.status, 'done');
@@ -221,7 +221,7 @@ describeEachDialect(
         },
       );
       assert.deepEqual(await products(), before, 'a dry run writes nothing');
-      assert.equal(await t.container.changes.latest(t.store.store_uuid), seq);
+      assert.equal(await t.container.changeLog.latest(t.store.store_uuid), seq);
 
       const merged = await queue('product_code,Selling Price\nM1,12\nM2,20\n', { mode: 'merge' });
       assert.deepEqual([merged.summary.updated, merged.summary.unchanged], [1, 1]);
@@ -231,7 +231,7 @@ describeEachDialect(
       assert.equal(m1.fabric, 'linen', 'and the other attributes');
       assert.equal(m2.updated_at, before[1].updated_at, 'an identical row writes nothing');
       assert.equal(
-        await t.container.changes.latest(t.store.store_uuid),
+        await t.container.changeLog.latest(t.store.store_uuid),
         seq + 1,
         'one change-log entry: the changed product only',
       );

@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
-
-function product(code: string | number, extra: Record<string, unknown> = {}) {
-  return {
-    product_code: code,
-    'Product Name': `Shirt ${code}`,
-    Department: 'Men',
-    Category: 'Shirts',
-    'Selling Price': '49.90',
-    Currency: 'EUR',
-    'Image URL 1': `https://img.example/${code}.jpg`,
-    ...extra,
-  };
-}
+import { product } from '../factories/products.js';
 
 async function post(t: TestApp, body: unknown, method: 'POST' | 'PUT' = 'POST', storeUuid = t.store.store_uuid) {
   return t.request({ method, url: `/v1/products?store_uuid=${storeUuid}`, payload: body as object });
@@ -65,19 +53,19 @@ describeEachDialect('POST /v1/products', (ctx) => {
     };
     const url = `/v1/products?store_uuid=${t.store.store_uuid}`;
     assert.equal(json(await t.request({ method: 'POST', url, payload: [item] })).data.inserted, 1);
-    const seq = await t.container.changes.latest(t.store.store_uuid);
+    const seq = await t.container.changeLog.latest(t.store.store_uuid);
     const again = json(await t.request({ method: 'POST', url, payload: [{ ...item }] })).data;
     assert.deepEqual([again.inserted, again.updated, again.failed], [0, 1, 0]);
     const merge = json(
       await t.request({ method: 'PUT', url, payload: [{ product_code: 'SAME-1', Category: 'Tops' }] }),
     ).data;
     assert.equal(merge.updated, 1);
-    assert.equal(await t.container.changes.latest(t.store.store_uuid), seq, 'no write, no re-indexing');
+    assert.equal(await t.container.changeLog.latest(t.store.store_uuid), seq, 'no write, no re-indexing');
     const changed = json(
       await t.request({ method: 'PUT', url, payload: [{ product_code: 'SAME-1', Category: 'Shirts' }] }),
     );
     assert.equal(changed.data.updated, 1);
-    assert.equal(await t.container.changes.latest(t.store.store_uuid), seq + 1);
+    assert.equal(await t.container.changeLog.latest(t.store.store_uuid), seq + 1);
   });
 
   it('rejects whole bodies that are not an array of 1..100 objects', async () => {
@@ -548,7 +536,7 @@ describeEachDialect('product change feed', (ctx) => {
       url: `/v1/products?store_uuid=${store.store_uuid}&sku_codes=C2`,
       token: store.api_token,
     });
-    const changes = await t.container.changes.read(store.store_uuid, 0);
+    const changes = await t.container.changeLog.read(store.store_uuid, 0);
     assert.deepEqual(
       changes.map((c) => [c.seq, c.key, c.op, c.status]),
       [
@@ -559,7 +547,7 @@ describeEachDialect('product change feed', (ctx) => {
       ],
     );
     assert.deepEqual(
-      (await t.container.changes.read(store.store_uuid, 2)).map((c) => c.seq),
+      (await t.container.changeLog.read(store.store_uuid, 2)).map((c) => c.seq),
       [3, 4],
     );
   });
@@ -577,7 +565,7 @@ describeEachDialect('product change feed', (ctx) => {
         }),
       ),
     );
-    const seqs = (await t.container.changes.read(store.store_uuid, 0)).map((c) => c.seq);
+    const seqs = (await t.container.changeLog.read(store.store_uuid, 0)).map((c) => c.seq);
     assert.deepEqual(
       seqs,
       Array.from({ length: 60 }, (_, i) => i + 1),
@@ -656,7 +644,7 @@ describeEachDialect('GET /v1/products filters (reason, q) and GET /v1/workspace/
       ],
     );
     assert.ok(!json(res).data.some((s: any) => s.store_uuid === t.store.store_uuid), 'another workspace store');
-    const key = await t.container.stores.createToken(first.workspace_id, {
+    const key = await t.container.tokens.createToken(first.workspace_id, {
       scope: 'search',
       storeIds: [second.store_uuid],
     });

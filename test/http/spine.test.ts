@@ -76,13 +76,13 @@ describeEachDialect('GET /v1/stores', (ctx) => {
 
   it('answers 401 at once for a revoked token', async () => {
     const { request, container, store } = ctx();
-    const extra = await container.stores.createToken(store.workspace_id);
+    const extra = await container.tokens.createToken(store.workspace_id);
     assert.equal(
       (await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: extra.api_token }))
         .statusCode,
       200,
     );
-    await container.stores.revokeToken(extra.token_id);
+    await container.tokens.revokeToken(extra.token_id);
     assert.equal(
       (await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}`, token: extra.api_token }))
         .statusCode,
@@ -248,7 +248,7 @@ describeEachDialect(
       assert.equal(json(limited).status.code, -1);
       assert.equal(json(limited).status.request_id, 'r429');
       // another token of the same workspace has its own budget
-      const other = await container.stores.createToken(store.workspace_id);
+      const other = await container.tokens.createToken(store.workspace_id);
       assert.equal((await request({ method: 'GET', url, token: other.api_token })).statusCode, 200);
       // operations endpoints are never limited
       for (let i = 0; i < 5; i++)

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect } from '../helpers/test-app.js';
+import { ADMIN_TOKEN, adminHeaders } from '../factories/admin.js';
 
-const ADMIN = 'admin-secret-for-storefront-tests';
-const admin = { authorization: `Bearer ${ADMIN}` };
+const ADMIN = ADMIN_TOKEN;
+const admin = adminHeaders;
 const SHOP = 'https://shop.example';
 
 describeEachDialect(
@@ -149,7 +150,7 @@ describeEachDialect(
     it('gives each shopper IP its own budget on a publishable key, apart from the workspace token', async () => {
       const { request, store, container } = ctx();
       const key = (
-        await container.stores.createToken(store.workspace_id, { scope: 'search', storeIds: [store.store_uuid] })
+        await container.tokens.createToken(store.workspace_id, { scope: 'search', storeIds: [store.store_uuid] })
       ).api_token;
       const url = `/v1/stores?store_uuid=${store.store_uuid}`;
       const fromIp = (remoteAddress: string) => request({ method: 'GET', url, token: key, remoteAddress });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
+import { ADMIN_TOKEN, adminHeaders } from '../factories/admin.js';
 
-const ADMIN = 'admin-secret-for-vocabulary';
-const admin = { authorization: `Bearer ${ADMIN}` };
+const ADMIN = ADMIN_TOKEN;
+const admin = adminHeaders;
 
 let serial = 0;
 const product = (fields: Record<string, unknown>) => ({

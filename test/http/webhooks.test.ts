@@ -3,23 +3,18 @@ import { after, before, it } from 'node:test';
 import { buildTestApp, describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
 import { verifySignature } from '../../src/modules/webhooks/webhook-signature.js';
+import { ADMIN_TOKEN } from '../factories/admin.js';
+import { product as shirt } from '../factories/products.js';
 
-const ADMIN = 'webhook-test-admin-token';
+const ADMIN = ADMIN_TOKEN;
 const OVERRIDES = {
   adminToken: ADMIN,
   allowPrivateFetch: true,
   webhooks: { timeoutMs: 2000, retryBaseMs: 100, retryMaxMs: 400, giveUpHours: 24, batchSize: 50 },
 };
 
-const product = (code: string, extra: Record<string, unknown> = {}) => ({
-  product_code: code,
-  'Product Name': `Shirt ${code}`,
-  Category: 'Shirts',
-  Department: 'Men',
-  'Selling Price': '20',
-  'Image URL 1': `https://img.example/${code}.jpg`,
-  ...extra,
-});
+const product = (code: string, extra: Record<string, unknown> = {}) =>
+  shirt(code, { 'Selling Price': '20', Currency: undefined, ...extra });
 
 const admin = (t: TestApp, method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object) =>
   t.request({
@@ -224,7 +219,7 @@ describeEachDialect(
       await t.container.searchIndexer.follower.catchUp(t.store.store_uuid);
       await t.container.collections.follower.catchUp(t.store.store_uuid);
       await t.container.imageCatalog.follower.catchUp(t.store.store_uuid);
-      await t.container.changeFeed.pruneAll(new Date(Date.now() + 1000 * 3_600_000));
+      await t.container.changes.pruneAll(new Date(Date.now() + 1000 * 3_600_000));
       const pruned = await admin(t, 'POST', `/${sub.id}/replay`, { from: second.sequence });
       assert.equal(pruned.statusCode, 422);
       assert.match(json(pruned).detail, /no longer retained.*oldest available is \d+/);
@@ -264,7 +259,7 @@ describeEachDialect(
       r.answer = () => new Promise((resolve) => setTimeout(() => resolve(200), 5));
       const sub = await subscribe(t, r.url);
       const { WebhookDispatcher } = await import('../../src/modules/webhooks/webhook-dispatcher.js');
-      const second = new WebhookDispatcher(t.container.storage, t.container.changes, {
+      const second = new WebhookDispatcher(t.container.storage, t.container.changeLog, {
         ...OVERRIDES.webhooks,
         allowPrivateFetch: true,
       });

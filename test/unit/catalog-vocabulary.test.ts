@@ -12,7 +12,8 @@ import {
 import { resolveColour } from '../../src/catalog/vocabulary/colours.js';
 import { labelKey } from '../../src/catalog/vocabulary/labels.js';
 import { queryConceptTokens } from '../../src/catalog/vocabulary/search-words.js';
-import { parseOverrides, StoreVocabulary } from '../../src/catalog/vocabulary/store-vocabulary.js';
+import { StoreVocabulary } from '../../src/catalog/vocabulary/store-vocabulary.js';
+import { parseOverrides } from '../../src/catalog/vocabulary/vocabulary-overrides.js';
 import { InvalidInputError } from '../../src/errors.js';
 
 const taxonomy = JSON.parse(

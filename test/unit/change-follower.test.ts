@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChangeFeed } from '../../src/jobs/change-feed.js';
+import type { ChangeFeed } from '../../src/storage/change-feed.js';
 import { ChangeFollower } from '../../src/jobs/change-follower.js';
 import type { StorageHandle } from '../../src/storage/database.js';
 

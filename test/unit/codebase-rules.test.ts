@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
-// The compiled test runs from dist/test/unit; the sources it reads are the project's src/.
+// The compiled test runs from build/test/unit; the sources it reads are the project's src/.
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src');
 
 function sourceFiles(dir: string): string[] {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { COLOUR_BINS, foregroundColours, GREY_LEVELS } from '../../src/vision/colour-descriptor.js';
 import { DEFAULT_HEAD_PATH, EmbeddingHead } from '../../src/vision/embedding-head.js';
-import { kthLargest, StoreVisualIndex } from '../../src/modules/visual/visual-index.js';
+import { kthLargest, StoreVisualIndex } from '../../src/modules/visual/store-visual-index.js';
 import type { VisionClient } from '../../src/vision/vision-client.js';
 import { loadConfig } from '../../src/config.js';
 import { imageHeadPath } from '../../src/container.js';

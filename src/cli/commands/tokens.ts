@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { printResult } from '../output.js';
-import { collect, withStores } from '../command-context.js';
+import { collect, withTokens } from '../command-context.js';
 
 /** `vitrine token create|revoke`. */
 export function registerTokenCommands(program: Command): void {
@@ -17,8 +17,8 @@ export function registerTokenCommands(program: Command): void {
     .option('--store <uuid>', 'a store the publishable key works for, repeatable (--scope search)', collect, [])
     .option('--json', 'print one JSON object')
     .action(async (options: { workspace: string; scope: string; store: string[]; json?: boolean }) => {
-      const created = await withStores((stores) =>
-        stores.createToken(options.workspace, { scope: options.scope, storeIds: options.store }),
+      const created = await withTokens((tokens) =>
+        tokens.createToken(options.workspace, { scope: options.scope, storeIds: options.store }),
       );
       printResult(!!options.json, created, [
         `token_id:  ${created.token_id}`,
@@ -37,7 +37,7 @@ export function registerTokenCommands(program: Command): void {
     .argument('<token_id>', 'the token id printed by token create')
     .option('--json', 'print one JSON object')
     .action(async (tokenId: string, options: { json?: boolean }) => {
-      const revoked = await withStores((stores) => stores.revokeToken(tokenId));
+      const revoked = await withTokens((tokens) => tokens.revokeToken(tokenId));
       printResult(!!options.json, revoked, `token ${tokenId} revoked`);
     });
 }

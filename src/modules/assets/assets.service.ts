@@ -1,62 +1,57 @@
-import { randomBytes } from 'node:crypto';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { chunked } from '../../storage/chunks.js';
-import type { ChangeEntry, ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { SeqCache } from '../../storage/seq-cache.js';
-import { MAX_PRODUCT_CODE_LENGTH as MAX_CODE_LENGTH, MAX_URL_LENGTH } from '../../catalog/limits.js';
+import { MAX_PRODUCT_CODE_LENGTH as MAX_CODE_LENGTH } from '../../catalog/limits.js';
+import {
+  channelsByParent,
+  codeOf,
+  describe,
+  linkProblem,
+  newAssetId,
+  resolveItemTarget,
+  storeResolver,
+  type AssetFailure,
+} from './asset-input.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
-import { InvalidRequestError, NotFoundError } from '../../errors.js';
+import { InvalidRequestError } from '../../errors.js';
 import type { Store } from '../stores/store.js';
 import type { StoresService } from '../stores/stores.service.js';
 import { listedName, parseAssetName, placeLinks, type Placement } from './asset-ranks.js';
 import * as repo from './assets.repository.js';
-
-export interface AssetFailure {
-  index: number;
-  parent_code: string;
-  reason: string;
-  details: string;
-  name?: string;
-  asset_id?: string;
-}
-
-function newAssetId(): string {
-  return `as_${randomBytes(12).toString('base64url')}`;
-}
-
-function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_URL_LENGTH) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-function codeOf(value: unknown): string | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'string' && value.trim() !== '' && value.length <= MAX_CODE_LENGTH) return value;
-  return undefined;
-}
-
-const describe = (value: unknown) => (value === undefined ? 'missing' : JSON.stringify(value).slice(0, 80));
 
 /** Asset links per parent product, channel and asset type (CONTRACT §7). */
 export class AssetsService {
   readonly #formats: Map<string, string>;
   readonly #channelUsage = new Map<string, { seq: number; usage: Record<string, number> }>();
 
-  constructor(
-    private readonly storage: StorageHandle,
-    private readonly changes: ChangeFeed,
-    private readonly counts: SeqCache,
-    private readonly pages: SeqCache,
-    private readonly stores: StoresService,
-    private readonly products: ProductsReadPort,
-    formats: readonly string[],
-  ) {
+  private readonly storage: StorageHandle;
+  private readonly changes: ChangeFeed;
+  private readonly counts: SeqCache;
+  private readonly pages: SeqCache;
+  private readonly stores: StoresService;
+  private readonly products: ProductsReadPort;
+
+  constructor(deps: {
+    storage: StorageHandle;
+    changeLog: ChangeFeed;
+    /** Listing totals, kept while the store's change sequence stands. */
+    listingTotals: SeqCache;
+    /** Listing pages (the listing cache, VITRINE_LISTING_CACHE_MB). */
+    listingPages: SeqCache;
+    stores: StoresService;
+    products: ProductsReadPort;
+    /** The configured asset formats (VITRINE_ASSET_FORMATS). */
+    formats: readonly string[];
+  }) {
+    this.storage = deps.storage;
+    this.changes = deps.changeLog;
+    this.counts = deps.listingTotals;
+    this.pages = deps.listingPages;
+    this.stores = deps.stores;
+    this.products = deps.products;
+    const formats = deps.formats;
     // Accepted case-insensitively, reported in the configured spelling ("3d" -> "3D").
     this.#formats = new Map(formats.map((f) => [f.toLowerCase(), f]));
   }
@@ -120,27 +115,11 @@ export class AssetsService {
       const links: Planned['links'] = [];
       for (const name of names) {
         const url = (item.assets as Record<string, unknown>)[name];
-        if (name.trim() === '' || name.length > 128) {
-          failures.push({
-            index,
-            parent_code: parentCode,
-            name,
-            reason: 'invalid_name',
-            details: 'asset names must be 1-128 characters',
-          });
+        const problem = linkProblem(name, url);
+        if (problem) {
+          failures.push({ index, parent_code: parentCode, name, ...problem });
           failed++;
-        } else if (!isHttpUrl(url)) {
-          failures.push({
-            index,
-            parent_code: parentCode,
-            name,
-            reason: 'invalid_url',
-            details: `${name} must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`,
-          });
-          failed++;
-        } else {
-          links.push({ name, url });
-        }
+        } else links.push({ name, url: url as string });
       }
       if (links.length > 0) planned.push({ index, key: { storeId: store.id, parentCode, channel, assetType }, links });
     });
@@ -295,24 +274,8 @@ export class AssetsService {
   }
 
   /** Resolves an item's store within the caller's workspace (per request, cached). */
-  #storeResolver(workspaceId: string) {
-    const cache = new Map<string, Promise<Store | undefined>>();
-    return (value: unknown) => {
-      if (typeof value !== 'string' || value === '') return Promise.resolve(undefined);
-      if (!cache.has(value))
-        cache.set(
-          value,
-          this.stores.getStoreForWorkspace(workspaceId, value).catch((error) => {
-            if (error instanceof NotFoundError) return undefined;
-            throw error;
-          }),
-        );
-      return cache.get(value)!;
-    };
-  }
-
   async unlink(workspaceId: string, items: Array<Record<string, unknown>>) {
-    const resolveStore = this.#storeResolver(workspaceId);
+    const resolveStore = storeResolver(this.stores, workspaceId);
     const failures: AssetFailure[] = [];
     let unlinked = 0;
     for (const [index, item] of items.entries()) {
@@ -325,16 +288,12 @@ export class AssetsService {
           details,
           ...(typeof item.asset_id === 'string' ? { asset_id: item.asset_id } : {}),
         });
-      const store = await resolveStore(item.store_uuid);
-      if (!store) {
-        fail('store_not_found', 'store not found');
+      const target = await resolveItemTarget(item, resolveStore, (store, requested) => this.#channel(store, requested));
+      if ('reason' in target) {
+        fail(target.reason, target.details);
         continue;
       }
-      const channel = this.#channel(store, item.channel);
-      if (channel === undefined) {
-        fail('unknown_channel', `channel ${describe(item.channel)} is not one of the store's channels`);
-        continue;
-      }
+      const { store, channel } = target;
       if (!parentCode) {
         fail('invalid_parent_code', 'parent_code must be a non-empty string');
         continue;
@@ -358,23 +317,19 @@ export class AssetsService {
   }
 
   async delete(workspaceId: string, items: Array<Record<string, unknown>>) {
-    const resolveStore = this.#storeResolver(workspaceId);
+    const resolveStore = storeResolver(this.stores, workspaceId);
     const failures: AssetFailure[] = [];
     let deleted = 0;
     for (const [index, item] of items.entries()) {
       const parentCode = codeOf(item.parent_code) ?? '';
       const fail = (reason: string, details: string, assetId?: string) =>
         failures.push({ index, parent_code: parentCode, reason, details, ...(assetId ? { asset_id: assetId } : {}) });
-      const store = await resolveStore(item.store_uuid);
-      if (!store) {
-        fail('store_not_found', 'store not found');
+      const target = await resolveItemTarget(item, resolveStore, (store, requested) => this.#channel(store, requested));
+      if ('reason' in target) {
+        fail(target.reason, target.details);
         continue;
       }
-      const channel = this.#channel(store, item.channel);
-      if (channel === undefined) {
-        fail('unknown_channel', `channel ${describe(item.channel)} is not one of the store's channels`);
-        continue;
-      }
+      const { store, channel } = target;
       if (
         !Array.isArray(item.asset_id) ||
         item.asset_id.length === 0 ||
@@ -440,21 +395,4 @@ export class AssetsService {
     this.#channelUsage.set(store.id, { seq: store.changeSeq, usage });
     return usage;
   }
-}
-
-/** One change per product whose asset links changed; its `fields` are the sales channels touched. */
-function channelsByParent(groups: Array<{ parent_code: string; channel: string }>): ChangeEntry[] {
-  const channels = new Map<string, Set<string>>();
-  for (const group of groups) {
-    const set = channels.get(group.parent_code) ?? new Set<string>();
-    set.add(group.channel);
-    channels.set(group.parent_code, set);
-  }
-  return [...channels].map(([key, set]) => ({
-    entity: 'asset',
-    key,
-    op: 'updated',
-    status: null,
-    fields: [...set].sort(),
-  }));
 }

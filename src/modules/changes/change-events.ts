@@ -1,4 +1,4 @@
-import type { Change, ChangeEntity } from '../../jobs/change-feed.js';
+import type { Change, ChangeEntity } from '../../storage/change-feed.js';
 
 /**
  * The public face of the change log: what `GET /v1/changes` and webhooks publish. Internal entries

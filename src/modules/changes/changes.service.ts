@@ -1,5 +1,5 @@
 import type { StorageHandle } from '../../storage/database.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import { PollingWorker, SILENT_JOB_LOG, type JobLog, type WorkerErrorLog } from '../../jobs/workers.js';
 import { GoneError, InvalidInputError } from '../../errors.js';
 import type { Store } from '../stores/store.js';

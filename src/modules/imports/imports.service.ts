@@ -73,6 +73,11 @@ export class ImportsService {
     this.worker = new PollingWorker('imports.run', 1000, () => this.runQueued(), onError);
   }
 
+  /** Import jobs of every store by status (the vitrine_import_jobs metric). */
+  countByStatus(): Promise<Record<string, number>> {
+    return repo.countByStatus(this.storage.db);
+  }
+
   #dir() {
     const dir = path.resolve(this.settings.dataDir, 'imports');
     fs.mkdirSync(dir, { recursive: true });

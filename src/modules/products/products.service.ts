@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
-import type { ChangeEntry, ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeEntry, ChangeFeed } from '../../storage/change-feed.js';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
 import type { Store } from '../stores/store.js';
 import {

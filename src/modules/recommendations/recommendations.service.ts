@@ -1,34 +1,29 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { NotFoundError } from '../../errors.js';
-import { BoundedCache } from '../../storage/bounded-cache.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
-import { firstImageUrl, textOf } from '../../catalog/product-fields.js';
-import { priceOf } from '../../catalog/price.js';
+import { LiveStoreIndex } from '../../storage/live-store-index.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { Store } from '../stores/store.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
-import { audiencesFit } from '../../catalog/vocabulary/audiences.js';
-import {
-  overridesOf,
-  StoreVocabulary,
-  type Placement,
-  labelsOf,
-  type ProductLabels,
-} from '../../catalog/vocabulary/store-vocabulary.js';
+import { StoreVocabulary } from '../../catalog/vocabulary/store-vocabulary.js';
+import { overridesOf } from '../../catalog/vocabulary/vocabulary-overrides.js';
 import * as repo from './recommendations.repository.js';
-import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
 import {
-  categoricalScore,
-  colourClassOf,
-  parseTaxonomy,
-  priceBandScore,
-  traitsOf,
-  usageClashes,
-  type Taxonomy,
-  type Traits,
-} from './complement-rules.js';
+  BYTES_PER_CANDIDATE,
+  byRank,
+  candidateOf,
+  fittingBuckets,
+  indexedCandidate,
+  nearest,
+  placed,
+  putCandidate,
+  type Candidate,
+  type StoreIndex,
+} from './complement-index.js';
+import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
+import { categoricalScore, parseTaxonomy, priceBandScore, usageClashes, type Taxonomy } from './complement-rules.js';
 
 export const MAX_CATEGORIES = 8;
 const REBUILD_AFTER = 5000;
@@ -36,145 +31,6 @@ const REBUILD_AFTER = 5000;
 const MAX_PINNED_STORES = 1000;
 /** How long a request waits for a catch-up in progress before it answers from the index as it is. */
 const FRESHNESS_WAIT_MS = 30;
-
-interface Candidate {
-  code: string;
-  title: string;
-  category: string;
-  labels: ProductLabels;
-  /** Where the catalog vocabulary placed it ('' group: unplaced). */
-  placement: Placement;
-  price: number | null;
-  currency: string;
-  imageUrl: string;
-  traits: Traits;
-}
-
-interface StoreIndex {
-  /** The taxonomy and vocabulary overrides it was built with: either changing rebuilds it. */
-  key: string;
-  seq: number;
-  taxonomy: Taxonomy;
-  vocabulary: StoreVocabulary;
-  /**
-   * Visible products by complement group, then audience, then bucket of equal usage,
-   * colour class, season, image presence and price presence. Inside a bucket only the price part
-   * of the score varies, so a request takes the nearest prices of each bucket instead of scoring
-   * every candidate.
-   */
-  byGroup: Map<string, Map<string, Map<string, Bucket>>>;
-  /** Where each product sits, for incremental updates. */
-  located: Map<string, Bucket>;
-}
-
-interface Bucket {
-  sample: Traits;
-  items: Candidate[];
-}
-
-/** Items sorted by ln(price), then product_code (items without a price sit in buckets of their own, by code). */
-function compareItems(a: Candidate, b: Candidate): number {
-  return a.traits.logPrice - b.traits.logPrice || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
-}
-
-const bucketKey = (t: Traits) =>
-  `${t.usage}\u0000${t.colourClass}\u0000${t.season}\u0000${t.hasImage ? 1 : 0}\u0000${Number.isNaN(t.logPrice) ? 0 : 1}`;
-
-/** A product's entry in the index (visible and placed products only). */
-function indexedCandidate(index: StoreIndex, code: string): Candidate | undefined {
-  return index.located.get(code)?.items.find((c) => c.code === code);
-}
-
-function insertSorted(items: Candidate[], candidate: Candidate) {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (compareItems(items[mid], candidate) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  items.splice(lo, 0, candidate);
-}
-
-/** Up to `k` items of a bucket nearest in price to `logPrice` (ties: lower price, then code), skipping `skip`. */
-function nearest(items: Candidate[], logPrice: number, k: number, skip: (c: Candidate) => boolean): Candidate[] {
-  const out: Candidate[] = [];
-  if (Number.isNaN(logPrice) || Number.isNaN(items[0]?.traits.logPrice)) {
-    // Price plays no part: product_code order.
-    for (const item of [...items].sort((a, b) => (a.code < b.code ? -1 : 1))) {
-      if (!skip(item)) out.push(item);
-      if (out.length === k) break;
-    }
-    return out;
-  }
-  let hi = 0;
-  let end = items.length;
-  while (hi < end) {
-    const mid = (hi + end) >> 1;
-    if (items[mid].traits.logPrice < logPrice) hi = mid + 1;
-    else end = mid;
-  }
-  let lo = hi - 1;
-  while (out.length < k && (lo >= 0 || hi < items.length)) {
-    const takeHigh =
-      lo < 0 || (hi < items.length && items[hi].traits.logPrice - logPrice < logPrice - items[lo].traits.logPrice);
-    const item = takeHigh ? items[hi++] : items[lo--];
-    if (!skip(item)) out.push(item);
-  }
-  return out;
-}
-
-/** Products with an image first, then by score, then by product_code (deterministic). */
-function byRank(a: { candidate: Candidate; score: number }, b: { candidate: Candidate; score: number }): number {
-  return (
-    Number(b.candidate.traits.hasImage) - Number(a.candidate.traits.hasImage) ||
-    b.score - a.score ||
-    (a.candidate.code < b.candidate.code ? -1 : 1)
-  );
-}
-
-/** Rough bytes one candidate costs in memory (strings, traits, bucket slots). */
-const BYTES_PER_CANDIDATE = 700;
-
-/** A candidate before it is placed (placement needs the whole store's labels first). */
-function candidateOf(
-  code: string,
-  attributes: Record<string, unknown>,
-  vocabulary: StoreVocabulary,
-): Omit<Candidate, 'placement'> {
-  const labels = labelsOf(attributes);
-  const price = priceOf(attributes['Selling Price']);
-  const imageUrl = firstImageUrl(attributes);
-  return {
-    // The price only when it passes the catalog's price rule (an invalid price is no price here either).
-    code,
-    title: labels.title || code,
-    category: labels.category,
-    labels,
-    price,
-    currency: textOf(attributes.Currency),
-    imageUrl,
-    traits: traitsOf(
-      {
-        department: labels.department,
-        usage: textOf(attributes.Usage),
-        colour: labels.colour,
-        price,
-        season: textOf(attributes.Season),
-        hasImage: imageUrl !== '',
-      },
-      {
-        audience: vocabulary.audience(labels.department).audience,
-        colourClass: colourClassOf(labels.colour, vocabulary.colour(labels.colour)),
-      },
-    ),
-  };
-}
-
-const placed = (candidate: Omit<Candidate, 'placement'>, vocabulary: StoreVocabulary): Candidate => ({
-  ...candidate,
-  placement: vocabulary.place(candidate.labels),
-});
 
 /**
  * "Complete the look": complementary products grouped by category, from the store's taxonomy, the
@@ -184,10 +40,8 @@ const placed = (candidate: Omit<Candidate, 'placement'>, vocabulary: StoreVocabu
  * changes and updated from the change log, so a request scores only the complementary groups.
  */
 export class RecommendationsService {
-  /** Per-store candidate indexes, bounded by memory (least recently used evicted, rebuilt on demand). */
-  readonly #indexes: BoundedCache<StoreIndex>;
-  /** One refresh per store at a time: concurrent first requests share the build. */
-  readonly #refreshing = new Map<string, Promise<StoreIndex>>();
+  /** Per-store candidate indexes (LiveStoreIndex): built, followed, bounded by memory, one refresh per store at a time. */
+  readonly #indexes: LiveStoreIndex<StoreIndex, Store>;
   /** Each store's complement pins and the version they were read at (see #pinsOf). */
   readonly #pins = new Map<string, { version: number; pins: Map<string, string[]> }>();
   /** The change sequence each store had when the worker last looked (a store that has not moved stays cold). */
@@ -202,11 +56,13 @@ export class RecommendationsService {
     private readonly stores: StoresService,
     options: { indexBytes: number; onError?: WorkerErrorLog },
   ) {
-    this.#indexes = new BoundedCache(
-      'complements.index',
-      options.indexBytes,
-      (index) => 1024 + index.located.size * BYTES_PER_CANDIDATE,
-    );
+    this.#indexes = new LiveStoreIndex<StoreIndex, Store>({
+      name: 'complements.index',
+      budgetBytes: options.indexBytes,
+      sizeOf: (index) => 1024 + index.located.size * BYTES_PER_CANDIDATE,
+      build: (_storeId, target, store) => this.#build(store, target.key, target.seq),
+      follow: (_storeId, index, target, store) => this.#follow(store, index, target.seq),
+    });
     this.worker = new PollingWorker('recommendations.index', 250, () => this.#warm(), options.onError);
   }
 
@@ -259,7 +115,7 @@ export class RecommendationsService {
    * most one pass behind, well within the second a write may take to show.
    */
   async #current(store: Store): Promise<StoreIndex> {
-    const cached = this.#indexes.get(store.id);
+    const cached = this.#indexes.peek(store.id);
     // Up to the sequence read with the store at the request's start (with its token): no query of its own.
     const fresh = this.#index(store, store.changeSeq);
     if (!cached || cached.key !== this.#keyOf(store)) return fresh;
@@ -276,24 +132,16 @@ export class RecommendationsService {
 
   /** The store's index brought up to `latest` (a refresh already under way is shared). */
   #index(store: Store, latest: number): Promise<StoreIndex> {
-    const pending = this.#refreshing.get(store.id);
-    if (pending) return pending;
-    const refresh = this.#refresh(store, latest).finally(() => this.#refreshing.delete(store.id));
-    this.#refreshing.set(store.id, refresh);
-    return refresh;
+    return this.#indexes.current(store.id, { seq: latest, key: this.#keyOf(store) }, store);
   }
 
-  async #refresh(store: Store, latest: number): Promise<StoreIndex> {
-    const key = this.#keyOf(store);
-    const index = this.#indexes.get(store.id);
-    // A request's sequence may be older than what the worker has applied since: already there.
-    if (index && index.key === key && index.seq >= latest) return index;
+  /** Applies the products changed since the index's sequence; false when a rebuild is needed or cheaper. */
+  async #follow(store: Store, index: StoreIndex, latest: number): Promise<boolean> {
     // Catching up costs about what the changes cost; past the size of the index a rebuild is cheaper.
-    if (!index || index.key !== key || latest - index.seq > Math.max(REBUILD_AFTER, index.located.size))
-      return this.#build(store, key, latest);
+    if (latest - index.seq > Math.max(REBUILD_AFTER, index.located.size)) return false;
     // Incremental: only the products changed since the index was last brought up to date.
     const changed = await this.changes.changedKeys(store.id, index.seq, latest, ['product']);
-    if (!changed) return this.#build(store, key, latest);
+    if (!changed) return false;
     const codes = changed.get('product') ?? [];
     const fresh = (await this.products.visibleByCodes(store.id, codes)).map((p) =>
       candidateOf(p.code, p.attributes, index.vocabulary),
@@ -315,12 +163,10 @@ export class RecommendationsService {
     const moved = [...before].some(
       ([label, group]) => index.vocabulary.hasCategory(label) && index.vocabulary.category(label).group !== group,
     );
-    if (moved) return this.#build(store, key, latest);
-    for (const candidate of fresh) this.#put(index, placed(candidate, index.vocabulary));
+    if (moved) return false;
+    for (const candidate of fresh) putCandidate(index, placed(candidate, index.vocabulary));
     index.seq = latest;
-    // Set again: its size changed.
-    this.#indexes.set(store.id, index);
-    return index;
+    return true;
   }
 
   /** Reads every visible product: first counts their labels, then places each (a label's placement may need all of its products). */
@@ -336,38 +182,8 @@ export class RecommendationsService {
         unplaced.push(candidate);
       }
     }
-    for (const candidate of unplaced) this.#put(index, placed(candidate, vocabulary));
-    this.#indexes.set(store.id, index);
+    for (const candidate of unplaced) putCandidate(index, placed(candidate, vocabulary));
     return index;
-  }
-
-  #put(index: StoreIndex, candidate: Candidate) {
-    if (!candidate.placement.group) return;
-    let group = index.byGroup.get(candidate.placement.group);
-    if (!group) {
-      group = new Map();
-      index.byGroup.set(candidate.placement.group, group);
-    }
-    let audience = group.get(candidate.traits.audience);
-    if (!audience) {
-      audience = new Map();
-      group.set(candidate.traits.audience, audience);
-    }
-    const key = bucketKey(candidate.traits);
-    let bucket = audience.get(key);
-    if (!bucket) {
-      bucket = { sample: candidate.traits, items: [] };
-      audience.set(key, bucket);
-    }
-    insertSorted(bucket.items, candidate);
-    index.located.set(candidate.code, bucket);
-  }
-
-  /** The buckets of a group whose audience may complement the source's. */
-  #fitting(index: StoreIndex, group: string, audience: string): Bucket[] {
-    return [...(index.byGroup.get(group) ?? [])]
-      .filter(([key]) => audiencesFit(audience, key))
-      .flatMap(([, buckets]) => [...buckets.values()]);
   }
 
   async complementary(store: Store, productCode: string, limit: number) {
@@ -395,7 +211,7 @@ export class RecommendationsService {
       const skip = (c: Candidate) => c.code === source.code || taken.has(c.code);
       // Buckets best first (image, then the score part they share): once the limit is filled, a
       // bucket whose best possible score (price band 1) cannot beat the last kept one ends the walk.
-      const buckets = this.#fitting(index, group, source.traits.audience)
+      const buckets = fittingBuckets(index, group, source.traits.audience)
         .filter((bucket) => bucket.items.length > 0 && !usageClashes(source.traits.usage, bucket.sample.usage))
         .map((bucket) => ({
           bucket,
@@ -466,7 +282,7 @@ export class RecommendationsService {
 
   /** Forgets a store's index (its taxonomy or vocabulary changed); the worker or the next request rebuilds it. */
   invalidate(storeId: string) {
-    this.#indexes.delete(storeId);
+    this.#indexes.invalidate(storeId);
     this.#seen.delete(storeId);
     this.worker.wake();
   }

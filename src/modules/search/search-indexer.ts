@@ -1,7 +1,7 @@
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { ChangeFollower } from '../../jobs/change-follower.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
 import type { TextIndex } from '../../search/text-index.js';
 import { isVisibleStatus } from '../../catalog/statuses.js';

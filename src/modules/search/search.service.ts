@@ -1,6 +1,6 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { InvalidInputError } from '../../errors.js';
-import { BoundedCache } from '../../storage/bounded-cache.js';
+import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
 import {
   analyzeSynonyms,
   commonWordRelaxations,
@@ -35,20 +35,23 @@ export function shapeScore(tier: number, relevance: number): number {
   return Math.max((tier + r / (r + 1)) / 4, 1e-6);
 }
 
-interface VocabularyEntry {
-  seq: number;
+/** A store's typo vocabulary (LiveStoreIndex): `seq` is the search index's cursor when it was last read. */
+interface VocabularyEntry extends LiveIndex {
+  /** The last search_vocab row read (the terms are written in the transaction that moves the cursor). */
+  termSeq: number;
   index: TypoIndex;
   terms: number;
-  /** The search index's cursor when the vocabulary was last read (its terms are written as it moves). */
-  cursor?: number;
 }
+
+/** The vocabulary depends on nothing but the store's terms. */
+const VOCABULARY_KEY = 'terms';
 
 /** Rough bytes a vocabulary term costs in memory (the term, its deletion neighbourhood, map entries). */
 const BYTES_PER_TERM = 600;
 
 export class SearchService {
   /** Per-store typo vocabularies, bounded by memory (least recently used evicted, rebuilt from search_vocab on demand). */
-  readonly #vocabularies: BoundedCache<VocabularyEntry>;
+  readonly #vocabularies: LiveStoreIndex<VocabularyEntry>;
   readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
 
   constructor(
@@ -58,32 +61,41 @@ export class SearchService {
     private readonly products: ProductsReadPort,
     options: { vocabularyBytes: number },
   ) {
-    this.#vocabularies = new BoundedCache(
-      'search.vocabulary',
-      options.vocabularyBytes,
-      (entry) => 256 + entry.terms * BYTES_PER_TERM,
-    );
+    this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
+      name: 'search.vocabulary',
+      budgetBytes: options.vocabularyBytes,
+      sizeOf: (entry) => 256 + entry.terms * BYTES_PER_TERM,
+      build: async (storeId, target) => {
+        const entry: VocabularyEntry = { seq: -1, key: VOCABULARY_KEY, termSeq: -1, index: new TypoIndex(), terms: 0 };
+        await this.#readTerms(storeId, entry, target.seq);
+        return entry;
+      },
+      follow: async (storeId, entry, target) => {
+        await this.#readTerms(storeId, entry, target.seq);
+        return true;
+      },
+    });
   }
 
   /**
    * The store's vocabulary, extended with the terms indexed since this process last looked. The
    * indexer adds terms in the transaction that moves its cursor, so while the cursor (read before,
-   * `cursor`) has not moved there is nothing new to read.
+   * `cursor`) has not moved there is nothing new to read; without a cursor, the terms are read.
    */
   async #vocabulary(storeId: string, cursor: number | undefined): Promise<TypoIndex> {
-    const cached = this.#vocabularies.get(storeId);
-    if (cached && cursor !== undefined && cached.cursor === cursor) return cached.index;
-    const entry: VocabularyEntry = cached ?? { seq: -1, index: new TypoIndex(), terms: 0 };
-    const rows = await repo.vocabularySince(this.storage.db, storeId, entry.seq);
+    const target = { seq: cursor ?? Number.POSITIVE_INFINITY, key: VOCABULARY_KEY };
+    return (await this.#vocabularies.current(storeId, target, undefined)).index;
+  }
+
+  /** Adds the terms written since `entry.termSeq`; the entry is then current up to `cursor`. */
+  async #readTerms(storeId: string, entry: VocabularyEntry, cursor: number) {
+    const rows = await repo.vocabularySince(this.storage.db, storeId, entry.termSeq);
     for (const row of rows) {
       entry.index.add(row.term, Number(row.df));
-      if (Number(row.seq) > entry.seq) entry.seq = Number(row.seq);
+      if (Number(row.seq) > entry.termSeq) entry.termSeq = Number(row.seq);
     }
     entry.terms += rows.length;
-    entry.cursor = cursor;
-    // Set when new or grown (the cache re-weighs it); an unchanged hit is already fresh in the LRU order.
-    if (!cached || rows.length > 0) this.#vocabularies.set(storeId, entry);
-    return entry.index;
+    entry.seq = Number.isFinite(cursor) ? cursor : -1;
   }
 
   #synonymsOf(store: Store): SynonymGroups {

@@ -4,6 +4,7 @@ import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { StoresService } from './stores.service.js';
+import type { TokensService } from './tokens.service.js';
 import {
   AllowedOriginsSchema,
   CreatedStoreSchema,
@@ -22,7 +23,10 @@ import {
 const tags = ['admin'];
 
 /** The operator API of workspaces, stores, tokens and mapping profiles (CONTRACT §2): the same operations as the CLI. */
-export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService }> = async (app, { stores }) => {
+export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; tokens: TokensService }> = async (
+  app,
+  { stores, tokens },
+) => {
   app.get(
     '/workspaces',
     {
@@ -113,7 +117,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
       const { workspace_id, scope, store_uuids } = request.body;
       return reply
         .code(201)
-        .send(ok(request, await stores.createToken(workspace_id, { scope, storeIds: store_uuids })));
+        .send(ok(request, await tokens.createToken(workspace_id, { scope, storeIds: store_uuids })));
     },
   );
 
@@ -128,7 +132,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
         response: { 200: Envelope(RevokedTokenSchema), ...standardErrors() },
       },
     },
-    async (request) => ok(request, await stores.revokeToken(request.params.token_id)),
+    async (request) => ok(request, await tokens.revokeToken(request.params.token_id)),
   );
 
   app.get(

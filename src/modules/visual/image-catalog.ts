@@ -1,7 +1,7 @@
 import { productImageUrls } from '../../catalog/product-fields.js';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { ChangeFollower, type FollowedChange } from '../../jobs/change-follower.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { AssetsService } from '../assets/assets.service.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import { claimLeases, releaseLeases, type LeaseQueue } from '../../jobs/lease-queue.js';
 import * as repo from './visual.repository.js';
 
@@ -42,6 +42,11 @@ export class ImageJobs {
     private readonly changes: ChangeFeed,
     readonly retry: RetryPolicy = DEFAULT_RETRY,
   ) {}
+
+  /** Images of every store by pipeline state (the vitrine_image_queue metric). */
+  countByState(): Promise<Record<string, number>> {
+    return repo.countByState(this.storage.db);
+  }
 
   async claim(workerId: string, limit: number): Promise<ClaimedImage[]> {
     const rows = await claimLeases(this.storage, IMAGE_QUEUE, workerId, limit, LEASE_MS);

@@ -35,6 +35,11 @@ export class VisualService {
     private readonly catalog: ImageCatalog,
   ) {}
 
+  /** Images of every store by pipeline state (pending, indexed, failed, …). */
+  imageQueueCounts(): Promise<Record<string, number>> {
+    return this.jobs.countByState();
+  }
+
   async search(
     store: Store,
     image: Uint8Array,

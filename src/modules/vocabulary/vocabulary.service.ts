@@ -1,16 +1,16 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import { AUDIENCES } from '../../catalog/vocabulary/audiences.js';
 import { COLOUR_FAMILIES } from '../../catalog/vocabulary/colours.js';
 import { labelKey } from '../../catalog/vocabulary/labels.js';
+import { labelsOf } from '../../catalog/vocabulary/store-vocabulary.js';
 import {
   overridesOf,
-  labelsOf,
   parseOverrides,
   UNPLACED,
   type VocabularyOverrides,
-} from '../../catalog/vocabulary/store-vocabulary.js';
+} from '../../catalog/vocabulary/vocabulary-overrides.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { RecommendationsService } from '../recommendations/recommendations.service.js';

@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Agent } from 'undici';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import { PollingWorker, SILENT_JOB_LOG, type JobLog, type WorkerErrorLog } from '../../jobs/workers.js';
 import { guardedPostAgent, postGuarded } from '../../net/safe-fetch.js';
 import { VERSION } from '../../version.js';
 import { PUBLIC_ENTITIES, isPublic, toEvent, type ChangeEvent } from '../changes/change-events.js';
 import { signatureHeader } from './webhook-signature.js';
-import { isDeadLocalOwner, LOCAL_OWNER_PATTERN, processOwnerId } from '../../jobs/process-owner.js';
+import { processOwnerId } from '../../jobs/process-owner.js';
+import { claimLeases, releaseLease, type LeaseQueue } from '../../jobs/lease-queue.js';
 import * as repo from './webhooks.repository.js';
+import { decideAfterFailure, retryAfterMs, type FailedAttempt } from './delivery-policy.js';
 
 export interface DispatcherOptions {
   timeoutMs: number;
@@ -24,6 +27,19 @@ export interface DispatcherOptions {
 }
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'rejected' | 'disabled' | 'skipped';
+
+/**
+ * Webhook subscriptions as jobs of the shared lease queue: an active subscription is due when its
+ * next attempt is due and it has something to send (its store's log moved past its cursor, or a replay).
+ */
+const WEBHOOK_QUEUE: LeaseQueue = {
+  table: 'webhook_subscriptions',
+  keys: ['id'],
+  leaseColumns: { owner: 'lease_owner', until: 'lease_until' },
+  ready: (now) => sql`state = 'active' AND next_attempt_at <= ${now}
+    AND (replay_upto IS NOT NULL OR cursor_seq < (SELECT s.change_seq FROM stores s WHERE s.id = webhook_subscriptions.store_id))`,
+  orderBy: 'next_attempt_at',
+};
 
 /** Subscriptions served at once by one process; each has its own lease, so a slow receiver holds up only itself. */
 const CONCURRENCY = 16;
@@ -48,10 +64,7 @@ interface LogEntry {
   at: string;
 }
 
-interface Attempt {
-  statusCode: number | null;
-  error: string | null;
-  retryAfterMs: number | null;
+interface Attempt extends FailedAttempt {
   durationMs: number;
 }
 
@@ -71,7 +84,6 @@ export class WebhookDispatcher extends PollingWorker {
   #stopping = false;
   /** Aborted on stop: a POST in flight ends at once (it is sent again by whoever takes the lease). */
   #abort = new AbortController();
-  #staleCheckedAt = 0;
 
   constructor(
     private readonly storage: StorageHandle,
@@ -101,47 +113,25 @@ export class WebhookDispatcher extends PollingWorker {
   }
 
   async #tick() {
-    if (Date.now() - this.#staleCheckedAt > 10_000) {
-      this.#staleCheckedAt = Date.now();
-      await this.#releaseLeasesOfDeadLocalProcesses();
-    }
-    const now = new Date();
     const free = CONCURRENCY - this.#inFlight.size;
     if (free <= 0) return;
-    const due = await repo.dueSubscriptions(this.storage.db, now.toISOString(), free + this.#inFlight.size);
-    for (const { id } of due) {
-      if (this.#inFlight.size >= CONCURRENCY || this.#inFlight.has(id)) continue;
-      const until = new Date(now.getTime() + this.#leaseMs).toISOString();
-      if (!(await repo.claimLease(this.storage.db, id, this.owner, now.toISOString(), until))) continue;
+    // The shared lease queue: due subscriptions, each claimed by one process (a dead local process's
+    // leases are taken back first, so delivery resumes without waiting for them to lapse).
+    const claimed = await claimLeases(this.storage, WEBHOOK_QUEUE, this.owner, free, this.#leaseMs);
+    for (const row of claimed) {
+      const id = row.id as string;
       const run = (async () => {
         try {
           await this.#serve(id);
         } catch (error) {
           this.options.onError?.(this.name, error);
         } finally {
-          await repo
-            .updateLeased(this.storage.db, id, this.owner, { lease_owner: null, lease_until: null })
-            .catch(() => {});
+          await releaseLease(this.storage, WEBHOOK_QUEUE, row, this.owner).catch(() => {});
           this.#inFlight.delete(id);
         }
       })();
       this.#inFlight.set(id, run);
     }
-  }
-
-  /**
-   * A process killed with -9 keeps its leases until they expire; every 10 s a sender takes back
-   * those of owners of its host that are no longer running, so delivery resumes without waiting.
-   */
-  async #releaseLeasesOfDeadLocalProcesses() {
-    const leased = await this.storage.db
-      .selectFrom('webhook_subscriptions')
-      .select(['id', 'lease_owner'])
-      .where('lease_owner', 'like', LOCAL_OWNER_PATTERN)
-      .execute();
-    for (const row of leased)
-      if (isDeadLocalOwner(row.lease_owner))
-        await repo.updateLeased(this.storage.db, row.id, row.lease_owner!, { lease_owner: null, lease_until: null });
   }
 
   /**
@@ -271,60 +261,46 @@ export class WebhookDispatcher extends PollingWorker {
   ): Promise<boolean> {
     const db = this.storage.db;
     const now = new Date();
-    const status = result.statusCode;
     const attempt = entry.attempt;
-    if (status === 410) {
-      const reason = 'the receiver answered 410 Gone';
-      await this.#log(db, sub, { ...entry, outcome: 'disabled', error: reason, attempt });
-      await repo.updateLeased(db, sub.id, this.owner, {
-        state: 'disabled',
-        disabled_reason: reason,
-        last_error: 'HTTP 410',
-        updated_at: now.toISOString(),
-      });
-      this.#say(sub, 'webhook subscription disabled: the receiver answered 410');
-      return false;
+    const decision = decideAfterFailure(result, { attempt, failingSince: sub.failing_since, now }, this.options);
+    switch (decision.action) {
+      case 'disable':
+        await this.#log(db, sub, { ...entry, outcome: 'disabled', error: decision.reason, attempt });
+        await repo.updateLeased(db, sub.id, this.owner, {
+          state: 'disabled',
+          disabled_reason: decision.reason,
+          last_error: decision.error,
+          updated_at: now.toISOString(),
+        });
+        this.#say(sub, 'webhook subscription disabled: the receiver answered 410');
+        return false;
+      case 'pass-over':
+        // The receiver refuses these events (replay them once it is fixed).
+        await this.#log(db, sub, { ...entry, outcome: 'rejected', error: decision.error, attempt });
+        return moveTo(end, { attempts: 0, failing_since: null, last_error: decision.error });
+      case 'give-up':
+        await this.#log(db, sub, { ...entry, outcome: 'failed', error: decision.error, attempt });
+        await repo.updateLeased(db, sub.id, this.owner, {
+          state: 'disabled',
+          disabled_reason: decision.reason,
+          attempts: attempt,
+          failing_since: decision.failingSince,
+          last_error: decision.error,
+          updated_at: now.toISOString(),
+        });
+        this.#say(sub, `webhook subscription disabled after failing for ${this.options.giveUpHours} h`);
+        return false;
+      case 'retry':
+        await this.#log(db, sub, { ...entry, outcome: 'failed', error: decision.error, attempt });
+        await repo.updateLeased(db, sub.id, this.owner, {
+          attempts: attempt,
+          failing_since: decision.failingSince,
+          next_attempt_at: new Date(now.getTime() + decision.delayMs).toISOString(),
+          last_error: decision.error,
+          updated_at: now.toISOString(),
+        });
+        return false;
     }
-    if (status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429) {
-      // The receiver refuses these events: not retried (replay them once it is fixed).
-      const error = `HTTP ${status}: not retried (4xx other than 408 and 429)`;
-      await this.#log(db, sub, { ...entry, outcome: 'rejected', error, attempt });
-      return moveTo(end, { attempts: 0, failing_since: null, last_error: error });
-    }
-    const error =
-      result.error ??
-      (status !== null && status >= 300 && status < 400
-        ? `HTTP ${status}: redirects are not followed`
-        : `HTTP ${status}`);
-    const failingSince = sub.failing_since ?? now.toISOString();
-    await this.#log(db, sub, { ...entry, outcome: 'failed', error, attempt });
-    if (now.getTime() - Date.parse(failingSince) >= this.options.giveUpHours * 3_600_000) {
-      await repo.updateLeased(db, sub.id, this.owner, {
-        state: 'disabled',
-        disabled_reason: `failing for ${this.options.giveUpHours} h (last: ${error})`,
-        attempts: attempt,
-        failing_since: failingSince,
-        last_error: error,
-        updated_at: now.toISOString(),
-      });
-      this.#say(sub, `webhook subscription disabled after failing for ${this.options.giveUpHours} h`);
-      return false;
-    }
-    const delay = Math.max(this.#backoff(attempt), result.retryAfterMs ?? 0);
-    await repo.updateLeased(db, sub.id, this.owner, {
-      attempts: attempt,
-      failing_since: failingSince,
-      next_attempt_at: new Date(now.getTime() + delay).toISOString(),
-      last_error: error,
-      updated_at: now.toISOString(),
-    });
-    return false;
-  }
-
-  /** Exponential backoff with jitter: base × 2^(attempt − 1), capped, then a random point in its upper half. */
-  #backoff(attempt: number): number {
-    const ceiling = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** Math.min(attempt - 1, 30));
-    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
   }
 
   async #post(sub: repo.SubscriptionRow, events: ChangeEvent[], replay: boolean): Promise<Attempt> {
@@ -391,13 +367,4 @@ export class WebhookDispatcher extends PollingWorker {
       message,
     );
   }
-}
-
-/** `Retry-After` in seconds or as an HTTP date, in milliseconds (capped at a day). */
-function retryAfterMs(header: string | string[] | undefined): number | null {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value) return null;
-  const seconds = Number(value);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
-  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 86_400_000) : null;
 }

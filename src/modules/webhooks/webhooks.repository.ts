@@ -33,36 +33,6 @@ export async function deleteSubscription(db: Db, id: string) {
   return Number(result.numDeletedRows) > 0;
 }
 
-/** Active subscriptions with something to send (live changes or a replay), due and not leased. */
-export function dueSubscriptions(db: Db, now: string, limit: number) {
-  return db
-    .selectFrom('webhook_subscriptions as w')
-    .innerJoin('stores as s', 's.id', 'w.store_id')
-    .select('w.id')
-    .where('w.state', '=', 'active')
-    .where('w.next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('w.lease_until', 'is', null), eb('w.lease_until', '<', now)]))
-    .where((eb) => eb.or([eb('s.change_seq', '>', eb.ref('w.cursor_seq')), eb('w.replay_upto', 'is not', null)]))
-    .orderBy('w.next_attempt_at')
-    .limit(limit)
-    .execute();
-}
-
-/**
- * Takes the lease of a subscription unless another sender holds one: a single conditional update,
- * so of several processes racing for it exactly one wins (the others update no row).
- */
-export async function claimLease(db: Db, id: string, owner: string, now: string, until: string): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_subscriptions')
-    .set({ lease_owner: owner, lease_until: until })
-    .where('id', '=', id)
-    .where('state', '=', 'active')
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /** Updates a subscription only while `owner` holds its lease; false when the lease was lost. */
 export async function updateLeased(db: Db, id: string, owner: string, values: Partial<SubscriptionRow>) {
   const result = await db

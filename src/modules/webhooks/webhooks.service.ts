@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StorageHandle } from '../../storage/database.js';
-import type { ChangeFeed } from '../../jobs/change-feed.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
 import { InvalidInputError, NotFoundError } from '../../errors.js';
 import { checkOutgoingUrl } from '../../net/safe-fetch.js';
 import type { StoresService } from '../stores/stores.service.js';
@@ -57,6 +57,16 @@ export class WebhooksService {
     private readonly stores: StoresService,
     private readonly options: { allowPrivateFetch: boolean },
   ) {}
+
+  /** Subscriptions of every store by health (active, failing, disabled). */
+  countByHealth(): Promise<Record<string, number>> {
+    return repo.countByHealth(this.storage.db);
+  }
+
+  /** Changes not yet delivered to active subscriptions, all stores. */
+  backlog(): Promise<number> {
+    return repo.backlog(this.storage.db);
+  }
 
   /** Subscribes a URL to a store's events from now on; the secret is in this answer only. */
   async create(storeUuid: string, input: WebhookInput): Promise<WebhookSubscription & { secret: string }> {

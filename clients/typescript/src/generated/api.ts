@@ -974,11 +974,15 @@ export interface components {
             [key: string]: unknown;
         };
         CollectionMember: {
+            /** @description Category */
             category: string;
             currency: string;
+            /** @description the first non-empty Image URL 1 … 6, or empty */
             image_url: string;
+            /** @description Selling Price as a number; null when missing or not a valid price */
             price: number | null;
             product_code: string;
+            /** @description Product Name */
             title: string;
         };
         ComplementaryCategory: {
@@ -987,13 +991,17 @@ export interface components {
             title: string;
         };
         ComplementaryProduct: {
+            /** @description Category */
             category: string;
             currency: string;
+            /** @description the first non-empty Image URL 1 … 6, or empty */
             image_url: string;
+            /** @description Selling Price as a number; null when missing or not a valid price */
             price: number | null;
             product_code: string;
             /** @description in (0, 1]: 0.3 usage + 0.3 colour + 0.25 price band + 0.15 season; pinned complements 1 */
             score: number;
+            /** @description Product Name */
             title: string;
         };
         CreatedStore: {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db, StorageHandle } from '../storage/database.js';
-import { chunked } from '../storage/chunks.js';
-import { inTransaction } from '../storage/transactions.js';
+import type { Db, StorageHandle } from './database.js';
+import { chunked } from './chunks.js';
+import { inTransaction } from './transactions.js';
 
 export type ChangeOp = 'created' | 'updated' | 'deleted';
 export type ChangeEntity = 'product' | 'asset' | 'collection' | 'image';

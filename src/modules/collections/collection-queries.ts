@@ -1,0 +1,205 @@
+import type { Db, StorageHandle } from '../../storage/database.js';
+import { READ_YOUR_WRITES_LIMIT } from '../../jobs/change-follower.js';
+import type { SeqCache } from '../../storage/seq-cache.js';
+import { InvalidInputError, NotFoundError } from '../../errors.js';
+import { isVisibleStatus } from '../../catalog/statuses.js';
+import { effectiveCollectionStatus } from '../../catalog/collection-visibility.js';
+import type { ProductsReadPort } from '../products/products.read-port.js';
+import type { Store } from '../stores/store.js';
+import * as repo from './collections.repository.js';
+import {
+  compileFilters,
+  compileSort,
+  matches,
+  RuleError,
+  sortKey,
+  type AudienceResolver,
+  type CompiledFilters,
+  type SortField,
+  sortSpec,
+} from './collection-rules.js';
+import {
+  applyFields,
+  defaults,
+  isStatic,
+  type CollectionDocument,
+  type CollectionStatus,
+} from './collection-document.js';
+import type { CollectionMembership } from './collection-membership.js';
+
+export interface CollectionView extends CollectionDocument {
+  totalProducts: number;
+}
+interface Snapshot {
+  views: CollectionView[];
+  byId: Map<string, CollectionView>;
+  /** Estimated memory, for the cache's budget. */
+  bytes: number;
+}
+
+/** What storefronts and the console read of collections: listings, the tree, members, previews. */
+export class CollectionQueries {
+  constructor(
+    private readonly deps: {
+      storage: StorageHandle;
+      membership: CollectionMembership;
+      /** A store's collections with their counts, kept while its change sequence stands. */
+      snapshots: SeqCache;
+      /** Member pages, kept like the snapshot while the store's catalog stands (the listing cache). */
+      listingPages: SeqCache;
+      products: ProductsReadPort;
+      audiences: (storeId: string, db: Db) => Promise<AudienceResolver>;
+    },
+  ) {}
+
+  /**
+   * What a collection would hold, without saving anything: the effective status, the exact total and
+   * the first members (heroes first, then the rule members in sortBy order), as the members' listing
+   * would show them once saved.
+   */
+  async preview(store: Store, item: Record<string, unknown>, limit: number) {
+    const db = this.deps.storage.db;
+    let doc: CollectionDocument;
+    let filters: CompiledFilters | undefined;
+    let sort: SortField[] = [];
+    let resolver: AudienceResolver | undefined;
+    try {
+      const { id: _id, parentId: _parentId, ...fields } = item;
+      doc = applyFields(defaults('preview'), fields);
+      if (!isStatic(doc)) {
+        resolver = await this.deps.audiences(store.id, db);
+        filters = compileFilters(doc.filters, resolver);
+        sort = compileSort(doc.sortBy);
+      }
+    } catch (error) {
+      if (error instanceof RuleError) throw new InvalidInputError(error.message, error.reason);
+      throw error;
+    }
+    const heroes = await this.deps.products.summariesByCodes(store.id, doc.heroProducts, { visibleOnly: true });
+    const heroCodes = new Set(heroes.map((hero) => hero.product_code));
+    let members: Array<{ code: string; key: string }> = [];
+    if (filters && resolver) {
+      const rules = filters;
+      const audience = resolver;
+      members = (await this.deps.membership.allProducts(db, store.id))
+        .filter((p) => isVisibleStatus(p.status) && !heroCodes.has(p.code) && matches(rules, p.attributes, audience))
+        .map((p) => ({ code: p.code, key: sortKey(sort, p.attributes) }))
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    }
+    const total = heroes.length + members.length;
+    const status: CollectionStatus = effectiveCollectionStatus(doc.status, total, doc.minProducts);
+    const firstHeroes = heroes.slice(0, limit);
+    const rest = await this.deps.products.summariesByCodes(
+      store.id,
+      members.slice(0, limit - firstHeroes.length).map((member) => member.code),
+      { visibleOnly: false },
+    );
+    return { status, totalProducts: total, products: [...firstHeroes, ...rest] };
+  }
+
+  /**
+   * What reads cache under: the memberships are the follower's, written after the catalog write that
+   * bumped the sequence, so a read first lets the follower catch up. When it is too far behind to wait
+   * for, the read is of that moment only (keyed by the time, so never reused).
+   */
+  async #readKey(store: Store): Promise<string> {
+    const lag = await this.deps.membership.follower.readYourWrites(store);
+    return lag > READ_YOUR_WRITES_LIMIT ? `at ${Date.now()}` : 'caught up';
+  }
+
+  /** Every collection of the store with its exact total and effective status, cached until the store's catalog moves. */
+  async #snapshot(store: Store, readKey?: string): Promise<Snapshot> {
+    const key = readKey ?? (await this.#readKey(store));
+    return this.deps.snapshots.get(
+      store,
+      `collections:${key}`,
+      async () => {
+        const db = this.deps.storage.db;
+        const rows = await repo.listDocuments(db, store.id);
+        const docs = rows.map((row) => JSON.parse(row.document) as CollectionDocument);
+        const memberCounts = await repo.visibleMemberCounts(db, store.id);
+        const heroes = [...new Set(docs.flatMap((d) => d.heroProducts))];
+        const visibleHeroes = await this.deps.products.visibleCodes(store.id, heroes);
+        const heroMemberships = new Set(
+          (await repo.membershipsOf(db, store.id, heroes)).map(
+            (row) => `${row.collection_id}\u0000${row.product_code}`,
+          ),
+        );
+        const views = docs.map((doc) => {
+          const shownHeroes = doc.heroProducts.filter((code) => visibleHeroes.has(code));
+          const total = isStatic(doc)
+            ? shownHeroes.length
+            : (memberCounts.get(doc.id) ?? 0) +
+              shownHeroes.filter((code) => !heroMemberships.has(`${doc.id}\u0000${code}`)).length;
+          const status: CollectionStatus = effectiveCollectionStatus(doc.status, total, doc.minProducts);
+          return { ...doc, status, totalProducts: total };
+        });
+        // Its weight in the cache: the parsed documents take about twice their text's two bytes a character.
+        const bytes = rows.reduce((sum, row) => sum + 4 * row.document.length + 200, 0);
+        return { views, byId: new Map(views.map((v) => [v.id, v])), bytes };
+      },
+      (snapshot) => snapshot.bytes,
+    );
+  }
+
+  async list(store: Store, query: { statuses: string[]; offset: number; limit: number }) {
+    const { views } = await this.#snapshot(store);
+    const wanted = query.statuses.length > 0 ? views.filter((v) => query.statuses.includes(v.status)) : views;
+    return wanted.slice(query.offset, query.offset + query.limit);
+  }
+
+  async hierarchy(store: Store) {
+    const { views } = await this.#snapshot(store);
+    interface Node {
+      collectionId: string;
+      collectionName: string;
+      collectionUrl: string;
+      children: Node[];
+    }
+    const active = views.filter((v) => v.status === 'active');
+    const activeIds = new Set(active.map((v) => v.id));
+    const nodes = new Map<string, Node>(
+      active.map((v) => [v.id, { collectionId: v.id, collectionName: v.name, collectionUrl: v.url, children: [] }]),
+    );
+    const roots: Node[] = [];
+    for (const view of active) {
+      const node = nodes.get(view.id)!;
+      if (view.parentId === null) roots.push(node);
+      // A hidden or inactive parent takes its subtree with it.
+      else if (activeIds.has(view.parentId)) nodes.get(view.parentId)!.children.push(node);
+    }
+    return { vendor: store.name, association: roots };
+  }
+
+  async products(store: Store, id: string, page: { offset: number; limit: number }) {
+    const readKey = await this.#readKey(store);
+    const { byId } = await this.#snapshot(store, readKey);
+    const view = byId.get(id);
+    if (!view) throw new NotFoundError(`collection ${id} not found`, 'id');
+    // A storefront shows the same collection pages again and again between catalog writes.
+    return this.deps.listingPages.get(
+      store,
+      `collection-members:${id}:${page.offset}:${page.limit}:${readKey}`,
+      () => this.#members(store, view, page),
+      (members) => 2 * JSON.stringify(members.products).length,
+    );
+  }
+
+  async #members(store: Store, view: CollectionView, page: { offset: number; limit: number }) {
+    const id = view.id;
+    // Heroes first, in their given order (only visible ones); then the rule members in sortBy order.
+    const heroes = await this.deps.products.summariesByCodes(store.id, view.heroProducts, { visibleOnly: true });
+    const firstHeroes = heroes.slice(page.offset, page.offset + page.limit);
+    let rest: typeof heroes = [];
+    const remaining = page.limit - firstHeroes.length;
+    if (!isStatic(view) && remaining > 0) {
+      const spec = sortSpec(compileSort(view.sortBy));
+      const codes = await repo.pageOfVisibleMembers(this.deps.storage.db, store.id, id, spec, view.heroProducts, {
+        offset: Math.max(0, page.offset - heroes.length),
+        limit: remaining,
+      });
+      rest = await this.deps.products.summariesByCodes(store.id, codes, { visibleOnly: false });
+    }
+    return { total: view.totalProducts, products: [...firstHeroes, ...rest] };
+  }
+}

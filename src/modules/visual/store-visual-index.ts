@@ -1,0 +1,320 @@
+import { isVisibleStatus } from '../../catalog/statuses.js';
+import type { VisionClient } from '../../vision/vision-client.js';
+import type { LiveIndex } from '../../storage/live-store-index.js';
+import { AttributeColumns, type VisualFilters } from './visual-filters.js';
+
+export interface VisualHit {
+  productCode: string;
+  score: number;
+  imageUrl: string;
+}
+export interface HitQuery {
+  queryScale: number;
+  filters: VisualFilters;
+  offset: number;
+  limit: number;
+  exclude?: string;
+  groupVariants: boolean;
+}
+
+const OWNER_PRODUCT = 0;
+const OWNER_ASSET = 1;
+type Owner = { kind: number; key: string };
+const ownerId = (kind: string, key: string) => `${kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET}\u0000${key}`;
+
+/**
+ * One store's images in memory: the vectors themselves (one byte per dimension) live in the vision
+ * thread's matrix, column by column; this side keeps, per column, its URL and scale, which products
+ * or asset links show that URL, and the products' visibility and attributes for filtering. It is
+ * brought up to date from the change log before each query, so a product that turns invisible drops
+ * out of the next result, on every process.
+ */
+/** A visual index serves while the vision thread and the model it was built with do. */
+export const visualIndexKey = (generation: number, model: string) => `${generation}\u0000${model}`;
+
+export class StoreVisualIndex implements LiveIndex {
+  seq = 0;
+  generation = 0;
+  // Products, by row number.
+  readonly #rowOf = new Map<string, number>();
+  readonly #codes: string[] = [];
+  #visible = new Uint8Array(1024);
+  readonly #parentOf: Array<string | null> = [];
+  readonly #byParent = new Map<string, Set<number>>();
+  readonly #attributes = new AttributeColumns();
+  // Image columns.
+  readonly #columnOf = new Map<string, number>();
+  readonly #urlOf: Array<string | undefined> = [];
+  #scales = new Float32Array(1024);
+  readonly #free: number[] = [];
+  columns = 0;
+  // References: URL → owners, owner → URLs.
+  readonly #ownersOf = new Map<string, Owner[]>();
+  readonly #urlsOf = new Map<string, string[]>();
+  /** Per column, the rows its owners resolve to; per row, its family number. Rebuilt after any change. */
+  #resolved: { start: Int32Array; rows: Int32Array; family: Int32Array; unindexed: number } | undefined;
+
+  /** What it was built for (the vision thread's generation and the model), for LiveStoreIndex. */
+  readonly key: string;
+
+  constructor(
+    /** Where its vectors live in the vision thread. */
+    readonly matrixKey: string,
+    readonly model: string,
+    readonly dimensions: number,
+    generation = 0,
+  ) {
+    this.generation = generation;
+    this.key = visualIndexKey(generation, model);
+  }
+
+  get imageCount() {
+    return this.#columnOf.size;
+  }
+  get productCount() {
+    return this.#codes.length;
+  }
+
+  setProduct(code: string, status: string | null, parent: string | null, attributes: Record<string, unknown> | null) {
+    this.#resolved = undefined;
+    let row = this.#rowOf.get(code);
+    if (row === undefined) {
+      if (status === null) return;
+      row = this.#codes.length;
+      this.#rowOf.set(code, row);
+      this.#codes.push(code);
+      this.#parentOf.push(null);
+      if (row >= this.#visible.length) {
+        const grown = new Uint8Array(this.#visible.length * 2);
+        grown.set(this.#visible);
+        this.#visible = grown;
+      }
+    }
+    const oldParent = this.#parentOf[row];
+    if (oldParent) this.#byParent.get(oldParent)?.delete(row);
+    this.#visible[row] = isVisibleStatus(status) ? 1 : 0;
+    this.#parentOf[row] = status === null ? null : parent;
+    if (status !== null && parent) {
+      let set = this.#byParent.get(parent);
+      if (!set) this.#byParent.set(parent, (set = new Set()));
+      set.add(row);
+    }
+    this.#attributes.set(row, attributes ?? {});
+  }
+
+  setOwnerUrls(kind: string, key: string, urls: string[]) {
+    this.#resolved = undefined;
+    const id = ownerId(kind, key);
+    for (const url of this.#urlsOf.get(id) ?? []) {
+      const owners = (this.#ownersOf.get(url) ?? []).filter(
+        (o) => !(o.kind === (kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET) && o.key === key),
+      );
+      if (owners.length > 0) this.#ownersOf.set(url, owners);
+      else this.#ownersOf.delete(url);
+    }
+    if (urls.length === 0) this.#urlsOf.delete(id);
+    else this.#urlsOf.set(id, urls);
+    for (const url of urls) {
+      const owners = this.#ownersOf.get(url) ?? [];
+      owners.push({ kind: kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET, key });
+      this.#ownersOf.set(url, owners);
+    }
+  }
+
+  /** Places a vector (or removes the URL's column when `codes` is null); returns the column touched. */
+  setVector(url: string, codes: Uint8Array | null, scale: number, vision: VisionClient) {
+    this.#resolved = undefined;
+    let column = this.#columnOf.get(url);
+    if (codes === null) {
+      if (column === undefined) return;
+      this.#columnOf.delete(url);
+      this.#urlOf[column] = undefined;
+      this.#free.push(column);
+      vision.clearColumns(this.matrixKey, [column]);
+      return;
+    }
+    if (column === undefined) {
+      column = this.#free.pop() ?? this.columns++;
+      this.#columnOf.set(url, column);
+      this.#urlOf[column] = url;
+      if (column >= this.#scales.length) {
+        const grown = new Float32Array(this.#scales.length * 2);
+        grown.set(this.#scales);
+        this.#scales = grown;
+      }
+    }
+    this.#scales[column] = scale;
+    return column;
+  }
+
+  /** The product a reference shows: the product itself, or for an asset link the product whose code is the parent code, else its first visible variant. */
+  #resolve(owner: Owner): number {
+    const row = this.#rowOf.get(owner.key);
+    if (owner.kind === OWNER_PRODUCT) return row !== undefined && this.#visible[row] ? row : -1;
+    if (row !== undefined && this.#visible[row]) return row;
+    let best = -1;
+    for (const variant of this.#byParent.get(owner.key) ?? []) {
+      if (this.#visible[variant] && (best < 0 || this.#codes[variant] < this.#codes[best])) best = variant;
+    }
+    return best;
+  }
+
+  isVisible(code: string) {
+    const row = this.#rowOf.get(code);
+    return row !== undefined && this.#visible[row] === 1;
+  }
+  urlsOfProduct(code: string) {
+    return this.#urlsOf.get(ownerId('product', code)) ?? [];
+  }
+  urlsOfAssets(parent: string) {
+    return this.#urlsOf.get(ownerId('asset', parent)) ?? [];
+  }
+  hasVector(url: string) {
+    return this.#columnOf.has(url);
+  }
+
+  /** Columns of every indexed image of a product: its own image fields, then its asset links. */
+  columnsOfProduct(code: string) {
+    const columns: number[] = [];
+    for (const url of [...this.urlsOfProduct(code), ...this.urlsOfAssets(code)]) {
+      const column = this.#columnOf.get(url);
+      if (column !== undefined && !columns.includes(column)) columns.push(column);
+    }
+    return columns;
+  }
+  scaleOf(column: number) {
+    return this.#scales[column];
+  }
+  /** Referenced images without a vector of the current model: pending, failed, or waiting to be re-embedded. */
+  get unindexed() {
+    return this.#resolveAll().unindexed;
+  }
+
+  /** Column → resolved rows (CSR layout: rows[start[c]..start[c+1]]) and row → family number, for rank's loop. */
+  #resolveAll() {
+    if (this.#resolved) return this.#resolved;
+    const start = new Int32Array(this.columns + 1);
+    const rows: number[] = [];
+    for (let column = 0; column < this.columns; column++) {
+      start[column] = rows.length;
+      const url = this.#urlOf[column];
+      for (const owner of (url !== undefined && this.#ownersOf.get(url)) || []) {
+        const row = this.#resolve(owner);
+        if (row >= 0 && !rows.includes(row, start[column])) rows.push(row);
+      }
+    }
+    start[this.columns] = rows.length;
+    // A family is the parent code of a variant, else the product's own code.
+    const familyIds = new Map<string, number>();
+    const family = new Int32Array(this.#codes.length);
+    for (let row = 0; row < this.#codes.length; row++) {
+      const key = this.#parentOf[row] ?? this.#codes[row];
+      let id = familyIds.get(key);
+      if (id === undefined) familyIds.set(key, (id = familyIds.size));
+      family[row] = id;
+    }
+    let unindexed = 0;
+    for (const url of this.#ownersOf.keys()) if (!this.#columnOf.has(url)) unindexed++;
+    this.#resolved = { start, rows: Int32Array.from(rows), family, unindexed };
+    return this.#resolved;
+  }
+
+  /**
+   * Best-first hits from the integer scores of every column (dot products, times `queryScale` and
+   * each column's scale): one per product (its best image), or per product family
+   * when `groupVariants`; filters applied to every candidate. Typed arrays only in the loop: it runs
+   * over every image of the store.
+   */
+  rank(scores: Int32Array, { queryScale, filters, offset, limit, exclude, groupVariants }: HitQuery): VisualHit[] {
+    const accepts = this.#attributes.compile(filters);
+    const { start, rows, family } = this.#resolveAll();
+    const excludedRow = exclude === undefined ? -1 : (this.#rowOf.get(exclude) ?? -1);
+    const excludedFamily = groupVariants && excludedRow >= 0 ? family[excludedRow] : -1;
+    const columns = Math.min(scores.length, this.columns);
+    const scored = new Float64Array(columns);
+    for (let column = 0; column < columns; column++) {
+      const raw = scores[column];
+      if (raw > 0) scored[column] = raw * this.#scales[column] * queryScale;
+    }
+    // A slot per product, or per family: its best score, row and column.
+    const slots = this.#codes.length;
+    let best = new Float64Array(slots);
+    let bestRow = new Int32Array(slots);
+    let bestColumn = new Int32Array(slots);
+    let touched: number[] = [];
+    const collect = (floor: number) => {
+      for (let column = 0; column < columns; column++) {
+        const score = scored[column];
+        if (score <= 0 || score < floor) continue;
+        for (let k = start[column]; k < start[column + 1]; k++) {
+          const row = rows[k];
+          if (row === excludedRow) continue;
+          const slot = groupVariants ? family[row] : row;
+          if (slot === excludedFamily && groupVariants) continue;
+          const previous = best[slot];
+          if (score < previous || !accepts(row)) continue;
+          if (score === previous && this.#codes[bestRow[slot]] <= this.#codes[row]) continue;
+          if (previous === 0) touched.push(slot);
+          best[slot] = score;
+          bestRow[slot] = row;
+          bestColumn[slot] = column;
+        }
+      }
+    };
+    const wanted = offset + limit;
+    // First only the columns scoring at least the shortlist's lowest, less a rounding margin (two scores
+    // more than 1e-6 apart never round alike). When the slots at or above that lowest fill the page, no
+    // other column can reach it; otherwise (filters, families, invisible products took too many) every column.
+    const shortlist = 4 * wanted + 64;
+    const lowest = columns > shortlist * 4 ? kthLargest(Float64Array.from(scored), shortlist) : 0;
+    collect(lowest > 0 ? lowest - 1e-6 : 0);
+    if (lowest > 0 && touched.filter((slot) => best[slot] >= lowest).length < wanted) {
+      best = new Float64Array(slots);
+      bestRow = new Int32Array(slots);
+      bestColumn = new Int32Array(slots);
+      touched = [];
+      collect(0);
+    }
+    const rounded = (slot: number) => Math.min(1, Math.max(1e-6, Math.round(best[slot] * 1e6) / 1e6));
+    let candidates = touched;
+    if (candidates.length > wanted * 2) {
+      // Only slots at or above the wanted-th best score can be on the page.
+      const threshold = kthLargest(
+        Float64Array.from(candidates, (slot) => best[slot]),
+        wanted,
+      );
+      candidates = candidates.filter((slot) => best[slot] >= threshold - 1e-6);
+    }
+    candidates.sort((a, b) => rounded(b) - rounded(a) || (this.#codes[bestRow[a]] < this.#codes[bestRow[b]] ? -1 : 1));
+    return candidates.slice(offset, wanted).map((slot) => ({
+      productCode: this.#codes[bestRow[slot]],
+      score: rounded(slot),
+      imageUrl: this.#urlOf[bestColumn[slot]]!,
+    }));
+  }
+}
+
+/** The k-th largest value (1-based) of `values`, reordering them: quickselect, linear on average. */
+export function kthLargest(values: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  const target = values.length - k;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i] < pivot) i++;
+      while (values[j] > pivot) j--;
+      if (i <= j) {
+        const swap = values[i];
+        values[i++] = values[j];
+        values[j--] = swap;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return values[target];
+}
