@@ -1,4 +1,4 @@
-import { usageClashes } from '../src/modules/recommendations/complement-rules.js';
+import { usageClashes } from '../src/modules/complements/complement-rules.js';
 import {
   bareRouteWith,
   fmt,
@@ -46,7 +46,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   const { db, container, created, store } = await storeWithProducts(engine, rows.map(toProduct));
 
   const sources = sampleSources();
-  await container.recommendations.complementary(store, sources[0], 10);
+  await container.complements.complementary(store, sources[0], 10);
   let results = 0;
   let wrongGender = 0;
   let clashing = 0;
@@ -55,7 +55,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   const times: number[] = [];
   for (const code of sources) {
     const started = performance.now();
-    const { categories } = await container.recommendations.complementary(store, code, 10);
+    const { categories } = await container.complements.complementary(store, code, 10);
     times.push(performance.now() - started);
     const source = byId.get(code)!;
     categoriesByMaster.set(source.masterCategory, [

@@ -49,7 +49,9 @@ async function vitrine(engine: 'sqlite' | 'postgres'): Promise<{ rank: Ranker; c
   await vacuumAnalyzeIfPostgres(container);
   return {
     rank: async (text) =>
-      (await container.search.search(store, { query: text, offset: 0, limit: 10 })).map((r) => r.product_code),
+      (await container.search.search(store, { query: text, offset: 0, limit: 10 }, { readYourWrites: true })).map(
+        (r) => r.product_code,
+      ),
     close: async () => {
       await container.close();
       await db.drop();

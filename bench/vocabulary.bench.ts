@@ -115,7 +115,7 @@ async function measure(name: string, items: Item[], engine: 'sqlite' | 'postgres
   );
   try {
     const byCode = new Map(items.map((i) => [i.product.product_code, i]));
-    const vocabulary = container.recommendations.vocabularyOf(store);
+    const vocabulary = container.complements.vocabularyOf(store);
     for (const item of items) vocabulary.add(labelsOf(item.product));
     const groupOf = new Map(items.map((i) => [i.product.product_code, vocabulary.place(labelsOf(i.product)).group]));
     const placed = [...groupOf.values()].filter((g) => g !== '').length;
@@ -142,7 +142,7 @@ async function measure(name: string, items: Item[], engine: 'sqlite' | 'postgres
       const stats = { sources: 0, withComplements: 0, categories: 0 };
       for (const { code } of sample) {
         const source = byCode.get(code)!;
-        const { categories } = await container.recommendations.complementary(store, code, 10);
+        const { categories } = await container.complements.complementary(store, code, 10);
         stats.sources++;
         stats.categories += categories.length;
         if (categories.length > 0) stats.withComplements++;
@@ -198,7 +198,11 @@ async function searchQuality(container: Container, store: Store, items: Item[]) 
       .map(([type]) => type);
     for (const type of types)
       for (const word of audience.words) {
-        const hits = await container.search.search(store, { query: `${word} ${typeWord(type)}`, offset: 0, limit: 10 });
+        const hits = await container.search.search(
+          store,
+          { query: `${word} ${typeWord(type)}`, offset: 0, limit: 10 },
+          { readYourWrites: true },
+        );
         const relevant = hits.filter((hit) => {
           const item = items.find((i) => i.product.product_code === hit.product_code);
           return item && item.type === type && audience.genders.includes(item.gender);

@@ -4,7 +4,8 @@ import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
 import { SeqCache } from './storage/seq-cache.js';
 import { ChangeFeed } from './storage/change-feed.js';
-import { isClusterWorker, withClusterWriteLock } from './cluster.js';
+import { isClusterWorker } from './cluster/messages.js';
+import { withClusterWriteLock } from './cluster/write-lock.js';
 import { WorkerRegistry, type JobLog, type WorkerErrorLog } from './jobs/workers.js';
 import { StoresService } from './modules/stores/stores.service.js';
 import { TokensService } from './modules/stores/tokens.service.js';
@@ -18,7 +19,7 @@ import { SearchIndexer } from './modules/search/search-indexer.js';
 import { SearchService } from './modules/search/search.service.js';
 import { CollectionsService } from './modules/collections/collections.service.js';
 import { vocabularyForOverrides } from './catalog/vocabulary/store-vocabulary.js';
-import { RecommendationsService } from './modules/recommendations/recommendations.service.js';
+import { ComplementsService } from './modules/complements/complements.service.js';
 import { VocabularyService } from './modules/vocabulary/vocabulary.service.js';
 import { ImportsService } from './modules/imports/imports.service.js';
 import { VisionClient } from './vision/vision-client.js';
@@ -35,6 +36,13 @@ import { ChangesService } from './modules/changes/changes.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
 import { RedisHealth } from './http/rate-limit-store.js';
+import { registerSearchJobs } from './modules/search/search.jobs.js';
+import { registerCollectionsJobs } from './modules/collections/collections.jobs.js';
+import { registerComplementsJobs } from './modules/complements/complements.jobs.js';
+import { registerVisualJobs } from './modules/visual/visual.jobs.js';
+import { registerImportsJobs } from './modules/imports/imports.jobs.js';
+import { registerWebhooksJobs } from './modules/webhooks/webhooks.jobs.js';
+import { registerChangesJobs } from './modules/changes/changes.jobs.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -59,7 +67,7 @@ export interface Container {
   searchIndexer: SearchIndexer;
   search: SearchService;
   collections: CollectionsService;
-  recommendations: RecommendationsService;
+  complements: ComplementsService;
   vocabulary: VocabularyService;
   imports: ImportsService;
   imageCatalog: ImageCatalog;
@@ -157,11 +165,11 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     audiences: async (storeId, db) => vocabularyForOverrides((await stores.getStore(storeId, db)).vocabularyOverrides),
     onError,
   });
-  const recommendations = new RecommendationsService(storage, changeLog, productsRead, stores, {
+  const complements = new ComplementsService(storage, changeLog, productsRead, stores, {
     indexBytes: config.complementsIndexBytes,
     onError,
   });
-  const vocabulary = new VocabularyService(storage, changeLog, productsRead, stores, recommendations);
+  const vocabulary = new VocabularyService(storage, changeLog, productsRead, stores, complements);
   const imports = new ImportsService(
     storage,
     products,
@@ -204,18 +212,16 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     log: options.jobLog,
   });
 
-  // Every background job of a process, by name; `serve` runs them all (unless told to leave image
-  // embedding to `vitrine worker` processes), `worker` runs the fetching, embedding and imports.
+  // Every background job of a process, declared by its module; which process runs which is the
+  // role table's (src/jobs/worker-roles.ts).
   const workers = new WorkerRegistry();
-  workers.register(searchIndexer.follower, ['serve']);
-  workers.register(collections.follower, ['serve']);
-  workers.register(recommendations.worker, ['serve']);
-  workers.register(imageCatalog.follower, ['serve', 'worker']);
-  workers.register(imageWorker, ['serve', 'worker']);
-  workers.register(imports.worker, ['serve', 'worker']);
-  workers.register(webhookDispatcher, ['serve', 'worker']);
-  workers.register(changesService.pruner, ['serve']);
-  imageCatalog.onQueued(() => workers.wake(imageWorker.name));
+  registerSearchJobs(workers, { indexer: searchIndexer });
+  registerCollectionsJobs(workers, { collections });
+  registerComplementsJobs(workers, { complements });
+  registerVisualJobs(workers, { catalog: imageCatalog, embedder: imageWorker });
+  registerImportsJobs(workers, { imports });
+  registerWebhooksJobs(workers, { dispatcher: webhookDispatcher });
+  registerChangesJobs(workers, { changes: changesService });
 
   return {
     config,
@@ -235,7 +241,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     searchIndexer,
     search,
     collections,
-    recommendations,
+    complements,
     vocabulary,
     imports,
     imageCatalog,

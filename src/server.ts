@@ -5,7 +5,7 @@ import { buildApp } from './app.js';
 import { createContainer, type Container } from './container.js';
 import type { Config } from './config.js';
 import { migrateToLatest } from './storage/migrate.js';
-import { isClusterWorker, PROCESS_INDEX, reportReady } from './cluster.js';
+import { isClusterWorker, PROCESS_INDEX, reportReady } from './cluster/messages.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -45,17 +45,13 @@ export async function startServer(
     );
   }
   reportReady();
-  // Every registered 'serve' worker: change followers, imports, and image embedding unless separate
-  // `vitrine worker` processes do it (--no-worker). Clustered, the other processes only keep their
-  // own in-memory indexes warm: the shared work is done once.
-  const perProcess = new Set([container.recommendations.worker.name]);
-  const skip =
-    PROCESS_INDEX === 0
-      ? options.worker === false
-        ? [container.imageWorker.name]
-        : []
-      : container.workers.names('serve').filter((name) => !perProcess.has(name));
-  await container.workers.start('serve', skip, onWorkerError);
+  // Which workers run here is the role table's (src/jobs/worker-roles.ts): the shared work in the
+  // first API process, in-memory indexes in every one; --no-worker leaves embedding to `vitrine worker`.
+  await container.workers.start(
+    PROCESS_INDEX === 0 ? 'api' : 'api-replica',
+    { offload: options.worker === false },
+    onWorkerError,
+  );
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
@@ -79,7 +75,7 @@ export async function startWorker(
   const container = createContainer(config, { onWorkerError, jobLog: log });
   await migrateToLatest(container.storage);
   print(`Vitrine worker: ${container.workers.names('worker').join(', ')} (database ${container.storage.description})`);
-  await container.workers.start('worker', [], onWorkerError);
+  await container.workers.start('worker', {}, onWorkerError);
   closeWithGrace({ delay: 15_000 }, async ({ err, signal }) => {
     if (err) log.error({ err }, 'shutting down after an error');
     else log.info({ signal }, 'shutting down');

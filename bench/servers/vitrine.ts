@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import net from 'node:net';
-import { PROCESS_INDEX, reportReady, runPrimary } from '../../src/cluster.js';
+import { PROCESS_INDEX, reportReady } from '../../src/cluster/messages.js';
+import { runPrimary } from '../../src/cluster/primary.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { createContainer } from '../../src/container.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import { ClusterRateLimitStore, isClusterWorker } from '../cluster.js';
+import { ClusterRateLimitStore } from '../cluster/rate-limit-store.js';
+import { isClusterWorker } from '../cluster/messages.js';
 import type { Redis } from 'ioredis';
 import { failoverRateLimitStore, type RedisHealth } from './rate-limit-store.js';
 import { ForbiddenError, RateLimitedError, StoreNotFoundError, UnauthorizedError } from '../errors.js';

@@ -3,7 +3,7 @@ import type { FastifySchema, RouteOptions } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { VERSION } from '../version.js';
 
-const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, recommendations.
+const API_DESCRIPTION = `Catalog management for fashion stores: products, assets, search, collections, complete the look.
 
 **Credentials.** Every /v1 request carries \`Authorization: Bearer <token>\` (or \`apikey: <token>\`).
 A workspace token (\`vitrine store create\`, \`vitrine token create\`) can do everything on every store of its
@@ -32,7 +32,7 @@ const TAGS = [
   { name: 'assets', description: 'images, videos and documents linked to products per sales channel' },
   { name: 'search', description: 'text search, search by photo and visually similar products' },
   { name: 'collections', description: 'rule and static collections, their members and hierarchy' },
-  { name: 'recommendations', description: 'complete the look' },
+  { name: 'complements', description: 'complete the look' },
   { name: 'media', description: 'uploaded photos and files served by Vitrine' },
   { name: 'admin', description: 'the operator API (VITRINE_ADMIN_TOKEN)' },
 ];

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { clusterMetrics, isClusterWorker } from '../cluster.js';
+import { clusterMetrics } from '../cluster/metrics.js';
+import { isClusterWorker } from '../cluster/messages.js';
 import type { Container } from '../container.js';
 import { errorEnvelope } from './envelope.js';
 

@@ -21,6 +21,12 @@ declare module 'fastify' {
     /** A read-only shopper endpoint: a publishable (search) key may call it. */
     shopper?: boolean;
     /**
+     * This read first applies the store's few pending changes to the index it reads (at most
+     * READ_YOUR_WRITES_LIMIT; a larger backlog is left to the background follower), so that it sees
+     * the writes that came before it. The handler passes it on with readYourWritesOf(request).
+     */
+    readYourWrites?: boolean;
+    /**
      * The request body of a route that parses it itself (multipart parts), by content type:
      * documentation only, since such a body cannot be validated before the handler streams it.
      */

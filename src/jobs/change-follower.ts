@@ -15,10 +15,9 @@ export type ApplyChanges = (trx: Db, storeId: string, changes: FollowedChange[])
 
 /**
  * Changes applied per transaction: small enough that a request arriving meanwhile does not wait long
- * (SQLite's driver blocks the event loop for the whole transaction: 2,000 changes held requests
- * ~100 ms; on PostgreSQL the first request after a 100k import measured 73-155 ms at 2,000 and
- * 48-111 ms at 500), at some cost in catch-up speed (44k search changes on PostgreSQL: 4.2 s at
- * 2,000, 6.2 s at 500).
+ * (SQLite's driver blocks the event loop for the whole transaction, and on PostgreSQL a request
+ * arriving during a large catch-up waited about a third less at 500 than at 2,000), at some cost in
+ * catch-up speed (about half again as long for a whole catalog).
  */
 const BATCH = 500;
 /** Read-your-writes: a read applies at most this many pending changes of its store inline. */
@@ -133,9 +132,13 @@ export class ChangeFollower extends PollingWorker {
    * readYourWrites, also giving the consumer's cursor as it stands after it (undefined when changes
    * were applied just now: it moved on), for a reader that keeps what the consumer wrote up to there.
    * Given the store as the request read it (with its change sequence), a store this process has seen
-   * applied up to that sequence costs no query: cursors only move forward.
+   * applied up to that sequence costs no query: cursors only move forward. `apply: false` only
+   * reports where the consumer stands (a read that does not ask for its writes).
    */
-  async readYourWritesAt(store: string | StoreAtSeq): Promise<{ lag: number; cursor: number | undefined }> {
+  async readYourWritesAt(
+    store: string | StoreAtSeq,
+    options: { apply?: boolean } = {},
+  ): Promise<{ lag: number; cursor: number | undefined }> {
     const storeId = typeof store === 'string' ? store : store.id;
     const applied = this.#applied.get(storeId);
     if (typeof store !== 'string' && applied !== undefined && applied >= store.changeSeq)
@@ -143,7 +146,7 @@ export class ChangeFollower extends PollingWorker {
     const { latest, cursor } = await this.changes.positionOf(storeId, this.consumer);
     this.#sawApplied(storeId, cursor);
     const lag = latest - cursor;
-    if (lag === 0 || lag > READ_YOUR_WRITES_LIMIT) return { lag, cursor };
+    if (lag === 0 || lag > READ_YOUR_WRITES_LIMIT || options.apply === false) return { lag, cursor };
     await this.catchUp(storeId);
     return { lag: 0, cursor: undefined };
   }

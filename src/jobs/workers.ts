@@ -1,11 +1,11 @@
-/**
- * The one model for background work: every job a process runs is a named worker in a registry that
- * `vitrine serve` and `vitrine worker` both read (the roles say which process kind runs it). Work
- * queued in this process wakes its worker at once; other processes notice at their next poll.
- */
+import { runsIn, WORKER_PLACEMENT, type ProcessRole, type WorkerPlacement } from './worker-roles.js';
 
-/** `vitrine serve` runs the 'serve' workers, `vitrine worker` the 'worker' ones (a worker may have both). */
-export type WorkerRole = 'serve' | 'worker';
+/**
+ * The one model for background work: every job a process runs is a named worker, declared by its
+ * module (`<module>.jobs.ts`), in a registry that `vitrine serve` and `vitrine worker` both read;
+ * which process runs which is one table (worker-roles.ts). Work queued in this process wakes its
+ * worker at once; other processes notice at their next poll.
+ */
 
 export interface WorkerStatus {
   name: string;
@@ -39,6 +39,35 @@ export const SILENT_JOB_LOG: JobLog = { info() {}, error() {} };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What every worker counts for its status: runs, failures and the last failure. */
+export class RunCounters {
+  #runs = 0;
+  #failures = 0;
+  #lastError: string | null = null;
+  #lastRunAt: string | null = null;
+
+  ran() {
+    this.#runs++;
+    this.#lastRunAt = new Date().toISOString();
+  }
+
+  failed(error: unknown) {
+    this.#failures++;
+    this.#lastError = error instanceof Error ? error.message : String(error);
+  }
+
+  status(name: string, running: boolean): WorkerStatus {
+    return {
+      name,
+      running,
+      runs: this.#runs,
+      failures: this.#failures,
+      lastError: this.#lastError,
+      lastRunAt: this.#lastRunAt,
+    };
+  }
+}
+
 /**
  * A worker that runs `tick` every `intervalMs` and whenever woken, never twice at once (a wake
  * during a run makes one more run right after it).
@@ -47,10 +76,7 @@ export class PollingWorker implements BackgroundWorker {
   #timer: NodeJS.Timeout | undefined;
   #busy = false;
   #again = false;
-  #runs = 0;
-  #failures = 0;
-  #lastError: string | null = null;
-  #lastRunAt: string | null = null;
+  readonly #counters = new RunCounters();
 
   constructor(
     readonly name: string,
@@ -83,13 +109,11 @@ export class PollingWorker implements BackgroundWorker {
     this.#busy = true;
     this.tick()
       .catch((error: unknown) => {
-        this.#failures++;
-        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#counters.failed(error);
         this.onError(this.name, error);
       })
       .finally(() => {
-        this.#runs++;
-        this.#lastRunAt = new Date().toISOString();
+        this.#counters.ran();
         this.#busy = false;
         if (this.#again && this.#timer) {
           this.#again = false;
@@ -105,38 +129,36 @@ export class PollingWorker implements BackgroundWorker {
   }
 
   status(): WorkerStatus {
-    return {
-      name: this.name,
-      running: this.#timer !== undefined,
-      runs: this.#runs,
-      failures: this.#failures,
-      lastError: this.#lastError,
-      lastRunAt: this.#lastRunAt,
-    };
+    return this.#counters.status(this.name, this.#timer !== undefined);
   }
 }
 
 /** The named workers of a process. */
 export class WorkerRegistry {
-  readonly #workers = new Map<string, { worker: BackgroundWorker; roles: readonly WorkerRole[] }>();
+  readonly #workers = new Map<string, { worker: BackgroundWorker; placement: WorkerPlacement }>();
   readonly #started = new Set<string>();
 
-  register(worker: BackgroundWorker, roles: readonly WorkerRole[]) {
+  /** Registers a worker where the role table places it (a worker missing from the table is an error). */
+  register(worker: BackgroundWorker, placement: WorkerPlacement | undefined = WORKER_PLACEMENT[worker.name]) {
     if (this.#workers.has(worker.name)) throw new Error(`worker ${worker.name} is registered twice`);
-    this.#workers.set(worker.name, { worker, roles });
+    if (!placement) throw new Error(`worker ${worker.name} is not in the role table (src/jobs/worker-roles.ts)`);
+    this.#workers.set(worker.name, { worker, placement });
     return worker;
   }
 
-  names(role?: WorkerRole): string[] {
-    return [...this.#workers].filter(([, w]) => role === undefined || w.roles.includes(role)).map(([name]) => name);
+  /** The workers a process of `role` runs (every worker without a role). */
+  names(role?: ProcessRole, options: { offload?: boolean } = {}): string[] {
+    return [...this.#workers]
+      .filter(([, w]) => role === undefined || runsIn(w.placement, role, options))
+      .map(([name]) => name);
   }
 
-  /** Starts every worker of the role, except those named in `skip`; one that fails to start is reported and the others still start. */
-  async start(role: WorkerRole, skip: readonly string[] = [], onError: WorkerErrorLog = () => {}) {
-    for (const [name, { worker, roles }] of this.#workers) {
-      if (!roles.includes(role) || skip.includes(name) || this.#started.has(name)) continue;
+  /** Starts every worker a process of `role` runs; one that fails to start is reported and the others still start. */
+  async start(role: ProcessRole, options: { offload?: boolean } = {}, onError: WorkerErrorLog = () => {}) {
+    for (const name of this.names(role, options)) {
+      if (this.#started.has(name)) continue;
       try {
-        await worker.start();
+        await this.#workers.get(name)!.worker.start();
         this.#started.add(name);
       } catch (error) {
         onError(name, error);

@@ -93,7 +93,12 @@ describeEachDialect('collections', (ctx) => {
     await t.container.collections.create(store, [
       { id: 'kids-frozen', name: 'Kids', filters: { Department: 'Kids' }, autoRefresh: false },
     ]);
-    const page = await t.container.collections.products(store, 'kids-frozen', { offset: 0, limit: 10 });
+    const page = await t.container.collections.products(
+      store,
+      'kids-frozen',
+      { offset: 0, limit: 10 },
+      { readYourWrites: true },
+    );
     assert.equal(page.total, 1);
     assert.deepEqual(
       page.products.map((p) => p.product_code),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 import { inTransaction } from '../../src/storage/transactions.js';
-import { savePins } from '../../src/modules/recommendations/recommendations.repository.js';
+import { savePins } from '../../src/modules/complements/complements.repository.js';
 
 const p = (code: string, extra: Record<string, unknown>) => ({
   product_code: code,
@@ -88,7 +88,7 @@ describeEachDialect('GET /v1/complementary', (ctx) => {
     const t = ctx();
     const limited = json(await complementary(t, 'product_code=shirt&limit=1')).data.categories;
     assert.ok(limited.every((c: { products: unknown[] }) => c.products.length === 1));
-    await t.container.recommendations.setPins(t.store.store_uuid, 'shirt', ['trousers-cheap', 'other-shirt']);
+    await t.container.complements.setPins(t.store.store_uuid, 'shirt', ['trousers-cheap', 'other-shirt']);
     const pinned = json(await complementary(t, 'product_code=shirt')).data.categories;
     assert.equal(pinned[0].title, 'BOTTOMWEAR');
     assert.equal(pinned[0].products[0].product_code, 'trousers-cheap');
@@ -149,12 +149,12 @@ describeEachDialect('GET /v1/complementary', (ctx) => {
 
   it("uses a store's own taxonomy", async () => {
     const t = ctx();
-    await t.container.recommendations.setTaxonomy(t.store.store_uuid, {
+    await t.container.complements.setTaxonomy(t.store.store_uuid, {
       groups: { TOPS: ['Shirts'], TIME: ['Watches'] },
       complements: { TOPS: ['TIME'] },
     });
     const store = await t.container.stores.getStore(t.store.store_uuid);
-    const { categories } = await t.container.recommendations.complementary(store, 'shirt', 10);
+    const { categories } = await t.container.complements.complementary(store, 'shirt', 10);
     assert.deepEqual(
       categories.map((c) => c.title),
       ['TIME'],

@@ -188,14 +188,14 @@ describeEachDialect(
         product({ product_code: 'w1', 'Product Name': 'Tee', Category: 'T-Shirts', Department: 'Men' }),
         product({ product_code: 'w2', 'Product Name': 'Jeans', Category: 'Jeans', Department: 'Men' }),
       ]);
-      const recommendations = t.container.recommendations;
-      assert.equal(recommendations.indexState(store.store_uuid), undefined, 'no request has asked yet');
-      recommendations.worker.start();
+      const complements = t.container.complements;
+      assert.equal(complements.indexState(store.store_uuid), undefined, 'no request has asked yet');
+      complements.worker.start();
       try {
         const settled = async (products: number) => {
-          for (let i = 0; i < 100 && recommendations.indexState(store.store_uuid)?.products !== products; i++)
+          for (let i = 0; i < 100 && complements.indexState(store.store_uuid)?.products !== products; i++)
             await new Promise((resolve) => setTimeout(resolve, 20));
-          return recommendations.indexState(store.store_uuid)?.products;
+          return complements.indexState(store.store_uuid)?.products;
         };
         assert.equal(await settled(2), 2);
         await t.request({
@@ -206,7 +206,7 @@ describeEachDialect(
         });
         assert.equal(await settled(3), 3, 'a write reaches the index without a request');
       } finally {
-        await recommendations.worker.stop();
+        await complements.worker.stop();
       }
     });
 

@@ -17,7 +17,7 @@ import { parseOverrides } from '../../src/catalog/vocabulary/vocabulary-override
 import { InvalidInputError } from '../../src/errors.js';
 
 const taxonomy = JSON.parse(
-  fs.readFileSync(new URL('../../../src/modules/recommendations/fashion-taxonomy.json', import.meta.url), 'utf8'),
+  fs.readFileSync(new URL('../../../src/modules/complements/fashion-taxonomy.json', import.meta.url), 'utf8'),
 ) as { groups: Record<string, string[]> };
 const GROUPS = new Set(Object.keys(taxonomy.groups));
 const groupOf = (label: string) => resolveCategoryLabel(label)?.group;

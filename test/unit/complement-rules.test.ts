@@ -9,7 +9,7 @@ import {
   priceScore,
   traitsOf,
   usageClashes,
-} from '../../src/modules/recommendations/complement-rules.js';
+} from '../../src/modules/complements/complement-rules.js';
 
 describe('complement rules', () => {
   it('never crosses departments except through Unisex', () => {
@@ -39,7 +39,7 @@ describe('complement rules', () => {
   it('ships a default taxonomy that is valid and places every category once', () => {
     const taxonomy = parseTaxonomy(
       JSON.parse(
-        fs.readFileSync(new URL('../../../src/modules/recommendations/fashion-taxonomy.json', import.meta.url), 'utf8'),
+        fs.readFileSync(new URL('../../../src/modules/complements/fashion-taxonomy.json', import.meta.url), 'utf8'),
       ),
     );
     const all = Object.values(taxonomy.groups).flat();

@@ -31,21 +31,21 @@ describe('settings: one table', () => {
     assert.equal(config.webhooks.batchSize, 100);
     assert.equal('redisUrl' in config, false);
     for (const [env, message] of [
-      [{ PORT: '70000' }, /^PORT must be a port number/],
-      [{ PORT: 'eighty' }, /^PORT must be a whole number/],
-      [{ VITRINE_WEBHOOK_BATCH: '0' }, /^VITRINE_WEBHOOK_BATCH must be from 1 to 1000/],
+      [{ PORT: '70000' }, /PORT must be a port number/],
+      [{ PORT: 'eighty' }, /PORT must be a whole number/],
+      [{ VITRINE_WEBHOOK_BATCH: '0' }, /VITRINE_WEBHOOK_BATCH must be from 1 to 1000/],
       [
         { VITRINE_WEBHOOK_RETRY_MS: '5000', VITRINE_WEBHOOK_RETRY_MAX_MS: '10' },
-        /^VITRINE_WEBHOOK_RETRY_MAX_MS must be at least/,
+        /VITRINE_WEBHOOK_RETRY_MAX_MS must be at least/,
       ],
-      [{ VITRINE_VISUAL_INDEX_MB: '0' }, /^VITRINE_VISUAL_INDEX_MB must be at least 1/],
-      [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must start with/],
-      [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
-      [{ VITRINE_ALLOW_PRIVATE_FETCH: 'maybe' }, /^VITRINE_ALLOW_PRIVATE_FETCH must be true or false/],
+      [{ VITRINE_VISUAL_INDEX_MB: '0' }, /VITRINE_VISUAL_INDEX_MB must be at least 1/],
+      [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must start with/],
+      [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+      [{ VITRINE_ALLOW_PRIVATE_FETCH: 'maybe' }, /VITRINE_ALLOW_PRIVATE_FETCH must be true or false/],
       [{ VITRINE_MEDIA_S3_BUCKET: 'b' }, /needs AWS_ACCESS_KEY_ID/],
     ] as const)
       assert.throws(() => loadConfig(env), message, JSON.stringify(env));
     // Overrides (tests, CLI flags) are checked like the environment.
-    assert.throws(() => loadConfig({}, { processes: 0 }), /^VITRINE_PROCESSES must be from 1 to 256/);
+    assert.throws(() => loadConfig({}, { processes: 0 }), /VITRINE_PROCESSES must be from 1 to 256/);
   });
 });

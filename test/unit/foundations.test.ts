@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { chunked } from '../../src/storage/chunks.js';
 import { sqliteDialect } from '../../src/storage/sqlite.js';
@@ -88,11 +89,12 @@ describe('background workers', () => {
       await new Promise<void>((resolve) => (release = resolve));
     });
     const registry = new WorkerRegistry();
-    registry.register(worker, ['serve']);
-    assert.throws(() => registry.register(worker, ['serve']), /registered twice/);
+    assert.throws(() => registry.register(worker), /not in the role table/);
+    registry.register(worker, { module: 'test', roles: ['api'] });
+    assert.throws(() => registry.register(worker, { module: 'test', roles: ['api'] }), /registered twice/);
     await registry.start('worker');
     assert.equal(runs, 0, 'not a worker-role job');
-    await registry.start('serve');
+    await registry.start('api');
     assert.equal(runs, 1);
     registry.wake('test.work');
     registry.wake('test.work');
@@ -139,5 +141,31 @@ describe('API token hashing', () => {
     assert.equal(secretsEqual('admin-secret', 'admin-secret'), true);
     assert.equal(secretsEqual('admin-secret', 'admin-secreT'), false);
     assert.equal(secretsEqual('short', 'a much longer secret'), false);
+  });
+});
+
+describe('background work: one role table', () => {
+  it('every worker a process registers is in the table, declared by its module, and the table holds no other', async () => {
+    const { createContainer } = await import('../../src/container.js');
+    const { loadConfig } = await import('../../src/config.js');
+    const { WORKER_PLACEMENT } = await import('../../src/jobs/worker-roles.js');
+    const container = createContainer(loadConfig({}, { databaseUrl: 'sqlite::memory:', logLevel: 'silent' }));
+    try {
+      assert.deepEqual(container.workers.names().sort(), Object.keys(WORKER_PLACEMENT).sort());
+      const src = new URL('../../../src/modules/', import.meta.url);
+      for (const [name, placement] of Object.entries(WORKER_PLACEMENT)) {
+        const jobs = fs.readFileSync(new URL(`${placement.module}/${placement.module}.jobs.ts`, src), 'utf8');
+        assert.match(
+          jobs,
+          new RegExp(`\`${name.replace('.', '\\.')}\``),
+          `${name} is described in its module's jobs file`,
+        );
+      }
+      assert.deepEqual(container.workers.names('api-replica'), ['complements.warm']);
+      assert.ok(!container.workers.names('api', { offload: true }).includes('visual.embed'));
+      assert.ok(container.workers.names('worker').includes('visual.embed'));
+    } finally {
+      await container.close();
+    }
   });
 });

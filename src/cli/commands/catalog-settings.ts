@@ -1,25 +1,45 @@
 import type { Command } from 'commander';
+import type { Container } from '../../container.js';
 import { printResult } from '../output.js';
 import { readJsonFile, withContainer } from '../command-context.js';
 
-/** `vitrine mapping set`, `reindex`, `synonyms set` and `complements set`: a store's settings read from files. */
-export function registerCatalogSettingsCommands(program: Command): void {
-  const mapping = program.command('mapping').description('mapping profiles');
-  mapping
+/**
+ * `<noun> set --store --file`: replaces one of a store's settings with a JSON file, through the
+ * module that owns it; prints what was stored (--json) or one line saying what changed.
+ */
+function fileSettingCommand<T>(
+  program: Command,
+  setting: { noun: string; about: string; file: string; shape: string },
+  apply: (container: Container, storeUuid: string, parsed: unknown) => Promise<T>,
+  report: (stored: T, storeUuid: string) => { json: object; line: string },
+) {
+  program
+    .command(setting.noun)
+    .description(setting.about)
     .command('set')
-    .description('replace a store\'s mapping profile with a JSON file {"fields": {...}, "required": [...]}')
+    .description(`replace a store's ${setting.about} with a JSON file ${setting.shape}`)
     .requiredOption('--store <uuid>', 'store uuid')
-    .requiredOption('--file <path>', 'mapping file')
+    .requiredOption('--file <path>', `${setting.file} file`)
     .option('--json', 'print one JSON object')
     .action(async (options: { store: string; file: string; json?: boolean }) => {
-      const parsed = readJsonFile(options.file, 'mapping');
-      const profile = await withContainer((c) => c.stores.setMappingProfile(options.store, parsed));
-      printResult(
-        !!options.json,
-        { store_uuid: options.store, mapping: profile },
-        `mapping profile of store ${options.store} replaced (${Object.keys(profile.fields).length} fields, ${profile.required.length} required)`,
-      );
+      const parsed = readJsonFile(options.file, setting.file);
+      const stored = await withContainer((c) => apply(c, options.store, parsed));
+      const { json, line } = report(stored, options.store);
+      printResult(!!options.json, json, line);
     });
+}
+
+/** `vitrine mapping set`, `reindex`, `synonyms set` and `complements set`: a store's settings. */
+export function registerCatalogSettingsCommands(program: Command): void {
+  fileSettingCommand(
+    program,
+    { noun: 'mapping', about: 'mapping profile', file: 'mapping', shape: '{"fields": {...}, "required": [...]}' },
+    (c, store, parsed) => c.stores.setMappingProfile(store, parsed),
+    (profile, store) => ({
+      json: { store_uuid: store, mapping: profile },
+      line: `mapping profile of store ${store} replaced (${Object.keys(profile.fields).length} fields, ${profile.required.length} required)`,
+    }),
+  );
 
   program
     .command('reindex')
@@ -35,37 +55,28 @@ export function registerCatalogSettingsCommands(program: Command): void {
       );
     });
 
-  const synonyms = program.command('synonyms').description('search synonyms');
-  synonyms
-    .command('set')
-    .description('replace a store\'s synonyms with a JSON file {"synonyms": [["tee", "t-shirt"], …]}')
-    .requiredOption('--store <uuid>', 'store uuid')
-    .requiredOption('--file <path>', 'synonyms file')
-    .option('--json', 'print one JSON object')
-    .action(async (options: { store: string; file: string; json?: boolean }) => {
-      const parsed = readJsonFile(options.file, 'synonyms');
-      const result = await withContainer((c) => c.stores.setSynonyms(options.store, parsed));
-      printResult(
-        !!options.json,
-        { store_uuid: options.store, ...result },
-        `synonyms of store ${options.store} replaced (${result.synonyms.length} groups)`,
-      );
-    });
+  fileSettingCommand(
+    program,
+    { noun: 'synonyms', about: 'search synonyms', file: 'synonyms', shape: '{"synonyms": [["tee", "t-shirt"], …]}' },
+    (c, store, parsed) => c.stores.setSynonyms(store, parsed),
+    (result, store) => ({
+      json: { store_uuid: store, ...result },
+      line: `synonyms of store ${store} replaced (${result.synonyms.length} groups)`,
+    }),
+  );
 
-  const complements = program.command('complements').description('complete-the-look taxonomy');
-  complements
-    .command('set')
-    .description('replace a store\'s complement taxonomy with a JSON file {"groups": {...}, "complements": {...}}')
-    .requiredOption('--store <uuid>', 'store uuid')
-    .requiredOption('--file <path>', 'taxonomy file')
-    .option('--json', 'print one JSON object')
-    .action(async (options: { store: string; file: string; json?: boolean }) => {
-      const parsed = readJsonFile(options.file, 'taxonomy');
-      const taxonomy = await withContainer((c) => c.recommendations.setTaxonomy(options.store, parsed));
-      printResult(
-        !!options.json,
-        { store_uuid: options.store, groups: Object.keys(taxonomy.groups).length },
-        `complement taxonomy of store ${options.store} replaced (${Object.keys(taxonomy.groups).length} groups)`,
-      );
-    });
+  fileSettingCommand(
+    program,
+    {
+      noun: 'complements',
+      about: 'complete-the-look taxonomy',
+      file: 'taxonomy',
+      shape: '{"groups": {...}, "complements": {...}}',
+    },
+    (c, store, parsed) => c.complements.setTaxonomy(store, parsed),
+    (taxonomy, store) => ({
+      json: { store_uuid: store, groups: Object.keys(taxonomy.groups).length },
+      line: `complement taxonomy of store ${store} replaced (${Object.keys(taxonomy.groups).length} groups)`,
+    }),
+  );
 }

@@ -27,7 +27,7 @@ export function registerServeCommands(program: Command): void {
         // A port in use must fail here, before N processes try it.
         await checkPortFree(config.host, config.port);
         process.env.VITRINE_PROCESS_COUNT = String(processes);
-        const { runPrimary } = await import('../../cluster.js');
+        const { runPrimary } = await import('../../cluster/primary.js');
         await runPrimary(config, processes);
         return;
       }

@@ -128,8 +128,8 @@ export async function countGroups(
  * The links of one page of groups (parent codes in order). On PostgreSQL in one statement (the page's
  * parent codes as a common table expression, their links one primary-key range between the first and
  * the last): two statements cost a second round trip per listing. SQLite, called in-process, runs the
- * two simpler statements faster (alternating runs in 2026-11-24: 1,413 / 1,292 req/s against 1,295 /
- * 1,193 for the single statement, which PostgreSQL ran at 623 / 640 against 536 / 577).
+ * two simpler statements faster (about 9 % more listings per second in alternating runs, while the
+ * single statement gave PostgreSQL about 13 % more; BENCHMARKS.md › Assets).
  */
 export async function pageOfGroups(
   db: Db,

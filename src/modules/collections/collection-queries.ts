@@ -27,6 +27,11 @@ import {
 } from './collection-document.js';
 import type { CollectionMembership } from './collection-membership.js';
 
+/** `readYourWrites`: let the membership follower apply the store's few pending changes first (the route says so). */
+export interface ReadOptions {
+  readYourWrites: boolean;
+}
+
 export interface CollectionView extends CollectionDocument {
   totalProducts: number;
 }
@@ -102,14 +107,15 @@ export class CollectionQueries {
    * bumped the sequence, so a read first lets the follower catch up. When it is too far behind to wait
    * for, the read is of that moment only (keyed by the time, so never reused).
    */
-  async #readKey(store: Store): Promise<string> {
-    const lag = await this.deps.membership.follower.readYourWrites(store);
-    return lag > READ_YOUR_WRITES_LIMIT ? `at ${Date.now()}` : 'caught up';
+  async #readKey(store: Store, options: ReadOptions): Promise<string> {
+    const { lag } = await this.deps.membership.follower.readYourWritesAt(store, { apply: options.readYourWrites });
+    // Behind and not catching up (too far, or not asked to): a read of that moment only.
+    return lag === 0 || (options.readYourWrites && lag <= READ_YOUR_WRITES_LIMIT) ? 'caught up' : `at ${Date.now()}`;
   }
 
   /** Every collection of the store with its exact total and effective status, cached until the store's catalog moves. */
-  async #snapshot(store: Store, readKey?: string): Promise<Snapshot> {
-    const key = readKey ?? (await this.#readKey(store));
+  async #snapshot(store: Store, readKey: string): Promise<Snapshot> {
+    const key = readKey;
     return this.deps.snapshots.get(
       store,
       `collections:${key}`,
@@ -142,14 +148,14 @@ export class CollectionQueries {
     );
   }
 
-  async list(store: Store, query: { statuses: string[]; offset: number; limit: number }) {
-    const { views } = await this.#snapshot(store);
+  async list(store: Store, query: { statuses: string[]; offset: number; limit: number }, options: ReadOptions) {
+    const { views } = await this.#snapshot(store, await this.#readKey(store, options));
     const wanted = query.statuses.length > 0 ? views.filter((v) => query.statuses.includes(v.status)) : views;
     return wanted.slice(query.offset, query.offset + query.limit);
   }
 
-  async hierarchy(store: Store) {
-    const { views } = await this.#snapshot(store);
+  async hierarchy(store: Store, options: ReadOptions) {
+    const { views } = await this.#snapshot(store, await this.#readKey(store, options));
     interface Node {
       collectionId: string;
       collectionName: string;
@@ -171,8 +177,8 @@ export class CollectionQueries {
     return { vendor: store.name, association: roots };
   }
 
-  async products(store: Store, id: string, page: { offset: number; limit: number }) {
-    const readKey = await this.#readKey(store);
+  async products(store: Store, id: string, page: { offset: number; limit: number }, options: ReadOptions) {
+    const readKey = await this.#readKey(store, options);
     const { byId } = await this.#snapshot(store, readKey);
     const view = byId.get(id);
     if (!view) throw new NotFoundError(`collection ${id} not found`, 'id');

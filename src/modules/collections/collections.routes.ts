@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
+import { readYourWritesOf } from '../../http/read-your-writes.js';
 import { Envelope, splitList, standardErrors } from '../../http/schemas.js';
 import { InvalidInputError } from '../../errors.js';
 import type { CollectionsService } from './collections.service.js';
@@ -33,7 +34,7 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
   app.get(
     '/collection',
     {
-      config: { ...config, shopper: true },
+      config: { ...config, shopper: true, readYourWrites: true },
       schema: {
         operationId: 'listCollections',
         tags,
@@ -52,7 +53,11 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
         );
       return ok(
         request,
-        await collections.list(request.store, { statuses, offset: request.query.offset, limit: request.query.limit }),
+        await collections.list(
+          request.store,
+          { statuses, offset: request.query.offset, limit: request.query.limit },
+          readYourWritesOf(request),
+        ),
       );
     },
   );
@@ -111,7 +116,7 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
   app.get(
     '/collection/hierarchy',
     {
-      config: { ...config, shopper: true },
+      config: { ...config, shopper: true, readYourWrites: true },
       schema: {
         operationId: 'getCollectionHierarchy',
         tags,
@@ -120,7 +125,7 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
         response: { 200: Envelope(Hierarchy), ...standardErrors() },
       },
     },
-    async (request) => ok(request, await collections.hierarchy(request.store)),
+    async (request) => ok(request, await collections.hierarchy(request.store, readYourWritesOf(request))),
   );
 
   app.post(
@@ -148,7 +153,7 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
   app.get(
     '/collection/:id/products',
     {
-      config: { ...config, shopper: true },
+      config: { ...config, shopper: true, readYourWrites: true },
       schema: {
         operationId: 'listCollectionProducts',
         tags,
@@ -158,6 +163,10 @@ export const collectionsRoutes: FastifyPluginAsyncTypebox<{ collections: Collect
         response: { 200: Envelope(Members), ...standardErrors() },
       },
     },
-    async (request) => ok(request, await collections.products(request.store, request.params.id, request.query)),
+    async (request) =>
+      ok(
+        request,
+        await collections.products(request.store, request.params.id, request.query, readYourWritesOf(request)),
+      ),
   );
 };

@@ -13,7 +13,7 @@ import * as repo from './collections.repository.js';
 import { RuleError, type AudienceResolver } from './collection-rules.js';
 import { applyFields, checkId, defaults, isStatic, type CollectionDocument } from './collection-document.js';
 import { CollectionMembership } from './collection-membership.js';
-import { CollectionQueries } from './collection-queries.js';
+import { CollectionQueries, type ReadOptions } from './collection-queries.js';
 
 export type { CollectionView } from './collection-queries.js';
 
@@ -209,15 +209,15 @@ export class CollectionsService {
     return this.queries.preview(store, item, limit);
   }
 
-  list(store: Store, query: { statuses: string[]; offset: number; limit: number }) {
-    return this.queries.list(store, query);
+  list(store: Store, query: { statuses: string[]; offset: number; limit: number }, options: ReadOptions) {
+    return this.queries.list(store, query, options);
   }
 
-  hierarchy(store: Store) {
-    return this.queries.hierarchy(store);
+  hierarchy(store: Store, options: ReadOptions) {
+    return this.queries.hierarchy(store, options);
   }
 
-  products(store: Store, id: string, page: { offset: number; limit: number }) {
-    return this.queries.products(store, id, page);
+  products(store: Store, id: string, page: { offset: number; limit: number }, options: ReadOptions) {
+    return this.queries.products(store, id, page, options);
   }
 }

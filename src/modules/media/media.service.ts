@@ -74,7 +74,7 @@ const SNIFF_BYTES = 4100;
 const MB = 1024 * 1024;
 
 /**
- * Photo and media upload (issue 16): each file is stored once by its SHA-256 in the media store and
+ * Photo and media upload (README › Media upload): each file is stored once by its SHA-256 in the media store and
  * recorded for the store that uploaded it; Vitrine serves it at `/media/<sha256>.<ext>`. The image
  * pipeline reads such URLs from the media store instead of fetching them.
  */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
+import { readYourWritesOf } from '../../http/read-your-writes.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { SearchService } from './search.service.js';
@@ -9,7 +10,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
   app.get(
     '/search',
     {
-      config: { storeScoped: true, shopper: true },
+      config: { storeScoped: true, shopper: true, readYourWrites: true },
       schema: {
         operationId: 'searchProducts',
         tags: ['search'],
@@ -25,7 +26,11 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
       if (text === undefined) throw new InvalidRequestError("query parameter 'query' is required", 'query');
       return ok(
         request,
-        await search.search(request.store, { query: text, offset: request.query.offset, limit: request.query.limit }),
+        await search.search(
+          request.store,
+          { query: text, offset: request.query.offset, limit: request.query.limit },
+          readYourWritesOf(request),
+        ),
       );
     },
   );

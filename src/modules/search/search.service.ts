@@ -107,7 +107,12 @@ export class SearchService {
     return groups;
   }
 
-  async search(store: Store, input: { query: string; offset: number; limit: number }): Promise<SearchResult[]> {
+  /** `readYourWrites`: apply the store's few pending changes to the index first (the route says so). */
+  async search(
+    store: Store,
+    input: { query: string; offset: number; limit: number },
+    options: { readYourWrites: boolean },
+  ): Promise<SearchResult[]> {
     const query = input.query.trim();
     if (query === '') throw new InvalidInputError("query parameter 'query' must not be empty", 'query');
     const wanted = input.offset + input.limit;
@@ -115,12 +120,14 @@ export class SearchService {
     // products, the vocabulary must follow the index once read-your-writes has brought it up to date.
     const [exact, { vocabulary, indexIsCurrent }] = await Promise.all([
       this.products.visibleByExactCode(store.id, query, wanted),
-      this.indexer.follower.readYourWritesAt(store).then(async ({ lag, cursor }) => ({
-        vocabulary: await this.#vocabulary(store.id, cursor),
-        // Every product write and its change-log entry commit together, and the indexer moves its
-        // cursor with what it wrote: no lag means no product was hidden or deleted since it was indexed.
-        indexIsCurrent: lag === 0,
-      })),
+      this.indexer.follower
+        .readYourWritesAt(store, { apply: options.readYourWrites })
+        .then(async ({ lag, cursor }) => ({
+          vocabulary: await this.#vocabulary(store.id, cursor),
+          // Every product write and its change-log entry commit together, and the indexer moves its
+          // cursor with what it wrote: no lag means no product was hidden or deleted since it was indexed.
+          indexIsCurrent: lag === 0,
+        })),
     ]);
     const results = new Map<string, SearchResult>();
     // An exact product or parent code ranks first.

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { peers } from '../../cluster.js';
+import { peers } from '../../cluster/peers.js';
 import type { Db } from '../../storage/database.js';
 import { findAllowedOrigins } from './stores.repository.js';
 

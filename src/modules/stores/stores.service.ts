@@ -267,7 +267,7 @@ export class StoresService {
     return store.mappingProfile;
   }
 
-  /** Stores a store's complement taxonomy (JSON; null for the shipped one). The recommendations module owns its meaning. */
+  /** Stores a store's complement taxonomy (JSON; null for the shipped one). The complements module owns its meaning. */
   async setComplementsTaxonomy(storeId: string, taxonomy: string | null): Promise<void> {
     await repo.updateComplements(this.storage.db, storeId, taxonomy);
   }

@@ -4,7 +4,7 @@ import { FetchFailedError, FetchTimeoutError, fetchToBuffer, HttpStatusError } f
 import type { VisionClient } from '../../vision/vision-client.js';
 import { quantize } from '../../vision/quantize.js';
 import type { ClaimedImage, ImageJobs, ImageOutcome } from './image-jobs.js';
-import type { BackgroundWorker, WorkerStatus } from '../../jobs/workers.js';
+import { RunCounters, type BackgroundWorker, type WorkerStatus } from '../../jobs/workers.js';
 import { MAX_IMAGE_BYTES } from '../../catalog/limits.js';
 
 /** CONTRACT §8: catalogue images are fetched within 10 MB and 10 s, through at most 3 redirects. */
@@ -29,10 +29,7 @@ export class ImageWorker implements BackgroundWorker {
   /** Aborted on stop: in-flight fetches end at once instead of running out their 10 s. */
   #stopping = new AbortController();
   #wake: Array<() => void> = [];
-  #runs = 0;
-  #failures = 0;
-  #lastError: string | null = null;
-  #lastRunAt: string | null = null;
+  readonly #counters = new RunCounters();
 
   constructor(
     private readonly jobs: ImageJobs,
@@ -64,14 +61,7 @@ export class ImageWorker implements BackgroundWorker {
   }
 
   status(): WorkerStatus {
-    return {
-      name: this.name,
-      running: this.#running,
-      runs: this.#runs,
-      failures: this.#failures,
-      lastError: this.#lastError,
-      lastRunAt: this.#lastRunAt,
-    };
+    return this.#counters.status(this.name, this.#running);
   }
 
   /** Processes queued images until none is ready (tests and `vitrine images index`); returns how many were handled. */
@@ -91,15 +81,13 @@ export class ImageWorker implements BackgroundWorker {
     while (this.#running) {
       try {
         const claimed = await this.jobs.claim(this.id, BATCH);
-        this.#runs++;
-        this.#lastRunAt = new Date().toISOString();
+        this.#counters.ran();
         if (claimed.length > 0) {
           await this.#process(claimed);
           continue;
         }
       } catch (error) {
-        this.#failures++;
-        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#counters.failed(error);
         this.options.onError?.(error);
       }
       await new Promise<void>((resolve) => {

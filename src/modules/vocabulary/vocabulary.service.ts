@@ -13,7 +13,7 @@ import {
 } from '../../catalog/vocabulary/vocabulary-overrides.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { StoresService } from '../stores/stores.service.js';
-import type { RecommendationsService } from '../recommendations/recommendations.service.js';
+import type { ComplementsService } from '../complements/complements.service.js';
 
 /** Label keys whose override was added, removed or changed. */
 function changedKeys(before: Record<string, string>, after: Record<string, string>): Set<string> {
@@ -36,19 +36,19 @@ export class VocabularyService {
     private readonly changes: ChangeFeed,
     private readonly products: ProductsReadPort,
     private readonly stores: StoresService,
-    private readonly recommendations: RecommendationsService,
+    private readonly complements: ComplementsService,
   ) {}
 
   async report(storeUuid: string) {
     const store = await this.stores.getStore(storeUuid);
-    const vocabulary = this.recommendations.vocabularyOf(store);
+    const vocabulary = this.complements.vocabularyOf(store);
     for await (const page of this.products.pageAll(store.id, { pageSize: 2000 }))
       for (const product of page) vocabulary.add(labelsOf(product.attributes));
     return {
       store_uuid: store.id,
       ...vocabulary.report(),
       overrides: vocabulary.overrides,
-      groups: [...Object.keys(this.recommendations.taxonomyOf(store).groups), UNPLACED],
+      groups: [...Object.keys(this.complements.taxonomyOf(store).groups), UNPLACED],
       audiences: [...AUDIENCES],
       colour_families: [...COLOUR_FAMILIES],
     };
@@ -62,7 +62,7 @@ export class VocabularyService {
   /** Replaces the store's overrides (every section; an absent one is emptied) and answers the new report. */
   async setOverrides(storeUuid: string, input: unknown) {
     const store = await this.stores.getStore(storeUuid);
-    const overrides = parseOverrides(input, Object.keys(this.recommendations.taxonomyOf(store).groups));
+    const overrides = parseOverrides(input, Object.keys(this.complements.taxonomyOf(store).groups));
     const before = overridesOf(store.vocabularyOverrides);
     const departments = changedKeys(before.departments, overrides.departments);
     const colours = changedKeys(before.colours, overrides.colours);
@@ -86,7 +86,7 @@ export class VocabularyService {
       }
       await this.changes.append(trx, store.id, touched);
     });
-    this.recommendations.invalidate(store.id);
+    this.complements.invalidate(store.id);
     return this.report(storeUuid);
   }
 }

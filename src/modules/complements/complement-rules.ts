@@ -3,7 +3,7 @@ import { audiencesFit, resolveAudience } from '../../catalog/vocabulary/audience
 import { resolveColour, type ColourResolution } from '../../catalog/vocabulary/colours.js';
 
 /**
- * Complete-the-look ranking rules (issue 9), pure and documented.
+ * Complete-the-look ranking rules, pure and documented (README › Complete the look).
  *
  * - Audience (the department resolved by the catalog vocabulary): the same audience; unisex with
  *   women and men; kids with girls, boys and baby; never women with men, nor children with adults.

@@ -9,7 +9,7 @@ import type { ProductsReadPort } from '../products/products.read-port.js';
 import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
 import { StoreVocabulary } from '../../catalog/vocabulary/store-vocabulary.js';
 import { overridesOf } from '../../catalog/vocabulary/vocabulary-overrides.js';
-import * as repo from './recommendations.repository.js';
+import * as repo from './complements.repository.js';
 import {
   BYTES_PER_CANDIDATE,
   byRank,
@@ -36,10 +36,10 @@ const FRESHNESS_WAIT_MS = 30;
  * "Complete the look": complementary products grouped by category, from the store's taxonomy, the
  * catalog vocabulary (which places each label in a group, resolves departments to audiences and
  * colours to families) and the ranking rules (complement-rules.ts). Candidates live in an
- * in-memory index per store, built by a background worker (`recommendations.index`) as the catalog
+ * in-memory index per store, built by a background worker (`complements.warm`) as the catalog
  * changes and updated from the change log, so a request scores only the complementary groups.
  */
-export class RecommendationsService {
+export class ComplementsService {
   /** Per-store candidate indexes (LiveStoreIndex): built, followed, bounded by memory, one refresh per store at a time. */
   readonly #indexes: LiveStoreIndex<StoreIndex, Store>;
   /** Each store's complement pins and the version they were read at (see #pinsOf). */
@@ -63,7 +63,7 @@ export class RecommendationsService {
       build: (_storeId, target, store) => this.#build(store, target.key, target.seq),
       follow: (_storeId, index, target, store) => this.#follow(store, index, target.seq),
     });
-    this.worker = new PollingWorker('recommendations.index', 250, () => this.#warm(), options.onError);
+    this.worker = new PollingWorker('complements.warm', 250, () => this.#warm(), options.onError);
   }
 
   static defaultTaxonomy(): Taxonomy {
@@ -73,7 +73,7 @@ export class RecommendationsService {
   taxonomyOf(store: Store): Taxonomy {
     return store.complementsTaxonomy
       ? parseTaxonomy(JSON.parse(store.complementsTaxonomy))
-      : RecommendationsService.defaultTaxonomy();
+      : ComplementsService.defaultTaxonomy();
   }
 
   /** The store's vocabulary (no products counted yet): its overrides, and its taxonomy's groups and own label lists. */

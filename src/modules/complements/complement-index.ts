@@ -10,7 +10,7 @@ import {
 import { colourClassOf, traitsOf, type Taxonomy, type Traits } from './complement-rules.js';
 
 // One store's complete-the-look candidates in memory: products placed in the taxonomy's groups,
-// bucketed by audience and traits, each bucket in rank order (the shape RecommendationsService
+// bucketed by audience and traits, each bucket in rank order (the shape ComplementsService
 // builds, follows and queries).
 
 export interface Candidate {

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
 import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
-import type { RecommendationsService } from './recommendations.service.js';
+import type { ComplementsService } from './complements.service.js';
 import { ProductSummaryFields } from '../../catalog/product-summary.js';
 import { PageLimit } from '../../catalog/paging.js';
 
@@ -41,9 +41,9 @@ export const Complementary = Type.Object({
   ),
 });
 
-export const recommendationsRoutes: FastifyPluginAsyncTypebox<{ recommendations: RecommendationsService }> = async (
+export const complementsRoutes: FastifyPluginAsyncTypebox<{ complements: ComplementsService }> = async (
   app,
-  { recommendations },
+  { complements },
 ) => {
   app.get(
     '/complementary',
@@ -51,7 +51,7 @@ export const recommendationsRoutes: FastifyPluginAsyncTypebox<{ recommendations:
       config: { storeScoped: true, shopper: true },
       schema: {
         operationId: 'getComplementaryProducts',
-        tags: ['recommendations'],
+        tags: ['complements'],
         summary: 'Complete the look: complementary products grouped by category',
         description:
           "Categories come from the store's taxonomy (PUT /admin/v1/stores/{store_uuid}/complements; a fashion taxonomy by default), at most 8, pinned complements first. Within a category: same department or Unisex only, never formal/party/ethnic with sports/home, then products with images first, then by the documented score, then product_code.",
@@ -60,6 +60,6 @@ export const recommendationsRoutes: FastifyPluginAsyncTypebox<{ recommendations:
       },
     },
     async (request) =>
-      ok(request, await recommendations.complementary(request.store, request.query.product_code, request.query.limit)),
+      ok(request, await complements.complementary(request.store, request.query.product_code, request.query.limit)),
   );
 };

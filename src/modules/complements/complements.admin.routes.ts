@@ -3,14 +3,14 @@ import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { StoreUuidParams } from '../stores/stores.schemas.js';
-import type { RecommendationsService } from './recommendations.service.js';
+import type { ComplementsService } from './complements.service.js';
 
 const tags = ['admin'];
 
 /** The operator API of complete the look: the store's taxonomy and pinned complements. */
-export const recommendationsAdminRoutes: FastifyPluginAsyncTypebox<{
-  recommendations: RecommendationsService;
-}> = async (app, { recommendations }) => {
+export const complementsAdminRoutes: FastifyPluginAsyncTypebox<{
+  complements: ComplementsService;
+}> = async (app, { complements }) => {
   const TaxonomySchema = Type.Object({
     groups: Type.Record(Type.String(), Type.Array(Type.String()), {
       description: 'group label -> categories (product Category values, case-insensitive)',
@@ -32,7 +32,7 @@ export const recommendationsAdminRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Envelope(TaxonomySchema), ...standardErrors() },
       },
     },
-    async (request) => ok(request, await recommendations.getTaxonomy(request.params.store_uuid)),
+    async (request) => ok(request, await complements.getTaxonomy(request.params.store_uuid)),
   );
 
   app.put(
@@ -47,7 +47,7 @@ export const recommendationsAdminRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Envelope(TaxonomySchema), ...standardErrors() },
       },
     },
-    async (request) => ok(request, await recommendations.setTaxonomy(request.params.store_uuid, request.body)),
+    async (request) => ok(request, await complements.setTaxonomy(request.params.store_uuid, request.body)),
   );
 
   app.put(
@@ -71,11 +71,7 @@ export const recommendationsAdminRoutes: FastifyPluginAsyncTypebox<{
     async (request) =>
       ok(
         request,
-        await recommendations.setPins(
-          request.params.store_uuid,
-          request.params.product_code,
-          request.body.product_codes,
-        ),
+        await complements.setPins(request.params.store_uuid, request.params.product_code, request.body.product_codes),
       ),
   );
 };
