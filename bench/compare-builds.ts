@@ -150,7 +150,12 @@ async function importRows(dir: string) {
     const setup = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
     await migrateToLatest(setup.storage);
     const created = await setup.stores.createStore({ workspaceName: 'Compare', name: 'Compare' });
-    await setup.stores.setMappingProfile(created.store_uuid, STYLES_MAPPING);
+    // Builds from before the products module owned mapping profiles set them through the stores module.
+    const older = setup.stores as unknown as {
+      setMappingProfile?: (store: string, profile: unknown) => Promise<unknown>;
+    };
+    if ('mappingProfiles' in setup) await setup.mappingProfiles.set(created.store_uuid, STYLES_MAPPING);
+    else await older.setMappingProfile!(created.store_uuid, STYLES_MAPPING);
     await setup.close();
     const child = spawnSync(process.execPath, [path.join(dir, benchBuildOf(dir), 'bench/servers/import-run.js')], {
       env: { ...process.env, DATABASE_URL: db.url, BENCH_STORE: created.store_uuid, BENCH_FILE: STYLES_CSV },

@@ -26,7 +26,7 @@ async function run(engine: 'sqlite' | 'postgres', file: string) {
   const setup = createContainer(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }));
   await migrateToLatest(setup.storage);
   const created = await setup.stores.createStore({ workspaceName: 'Bench', name: 'Bench' });
-  await setup.stores.setMappingProfile(created.store_uuid, STYLES_MAPPING);
+  await setup.mappingProfiles.set(created.store_uuid, STYLES_MAPPING);
   await setup.close();
   const once = () => {
     const child = spawnSync(process.execPath, ['build/bench/servers/import-run.js'], {

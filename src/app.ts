@@ -17,6 +17,7 @@ import { registerOperations } from './http/operations.js';
 import { registerConsole } from './http/console.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { storesAdminRoutes } from './modules/stores/stores.admin.routes.js';
+import { productsAdminRoutes } from './modules/products/products.admin.routes.js';
 import { searchAdminRoutes } from './modules/search/search.admin.routes.js';
 import { complementsAdminRoutes } from './modules/complements/complements.admin.routes.js';
 import { visualAdminRoutes } from './modules/visual/visual.admin.routes.js';
@@ -125,7 +126,12 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
       async (admin) => {
         registerAdminAuth(admin, adminToken, container.tokens);
         await admin.register(storesAdminRoutes, { stores: container.stores, tokens: container.tokens });
-        await admin.register(searchAdminRoutes, { stores: container.stores, searchIndexer: container.searchIndexer });
+        await admin.register(productsAdminRoutes, { mappingProfiles: container.mappingProfiles });
+        await admin.register(searchAdminRoutes, {
+          stores: container.stores,
+          search: container.search,
+          searchIndexer: container.searchIndexer,
+        });
         await admin.register(complementsAdminRoutes, { complements: container.complements });
         await admin.register(visualAdminRoutes, { visual: container.visual });
         await admin.register(importsAdminRoutes, { imports: container.imports });

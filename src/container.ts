@@ -13,6 +13,7 @@ import { ProductsService } from './modules/products/products.service.js';
 import { ProductQueries } from './modules/products/product-queries.js';
 import { ProductExport } from './modules/products/product-export.js';
 import { ProductsReadPort } from './modules/products/products.read-port.js';
+import { MappingProfiles } from './modules/products/mapping-profiles.js';
 import { AssetsService } from './modules/assets/assets.service.js';
 import { createTextIndex } from './search/text-index.js';
 import { SearchIndexer } from './modules/search/search-indexer.js';
@@ -63,6 +64,8 @@ export interface Container {
   productQueries: ProductQueries;
   productExport: ProductExport;
   productsRead: ProductsReadPort;
+  /** A store's mapping profile (the products module's rule, kept on the store row). */
+  mappingProfiles: MappingProfiles;
   assets: AssetsService;
   searchIndexer: SearchIndexer;
   search: SearchService;
@@ -153,9 +156,15 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   stores.setChannelUsage((store) => assets.channelUsage(store));
   const textIndex = createTextIndex(storage);
   const searchIndexer = new SearchIndexer(storage, changeLog, textIndex, productsRead, stores, onError);
-  const search = new SearchService(storage, textIndex, searchIndexer, productsRead, {
+  const search = new SearchService({
+    storage,
+    textIndex,
+    indexer: searchIndexer,
+    products: productsRead,
+    stores,
     vocabularyBytes: config.searchVocabularyBytes,
   });
+  const mappingProfiles = new MappingProfiles(stores);
   const collections = new CollectionsService({
     storage,
     changeLog,
@@ -237,6 +246,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     productQueries,
     productExport,
     productsRead,
+    mappingProfiles,
     assets,
     searchIndexer,
     search,

@@ -162,7 +162,7 @@ describeEachDialect('POST /v1/products', (ctx) => {
   it('checks product fields against the mapping profile, and answers 404 without one', async () => {
     const t = ctx();
     const store = await t.container.stores.createStore({ workspaceName: `map-${Date.now()}`, name: 'Mapped' });
-    await t.container.stores.setMappingProfile(store.store_uuid, {
+    await t.container.mappingProfiles.set(store.store_uuid, {
       fields: { sku: 'product_code', title: 'Product Name', price: 'Selling Price' },
       required: ['Brand'],
     });
@@ -195,7 +195,7 @@ describeEachDialect('POST /v1/products', (ctx) => {
     assert.equal(listed[0]['Selling Price'], '10');
     assert.equal(listed[0].status, 'new');
 
-    await t.container.stores.removeMappingProfile(store.store_uuid);
+    await t.container.mappingProfiles.remove(store.store_uuid);
     for (const method of ['POST', 'PUT'] as const) {
       const missing = await t.request({
         method,

@@ -114,7 +114,7 @@ describeEachDialect('GET /v1/search', (ctx) => {
   it("applies the store's synonyms at query time", async () => {
     const t = ctx();
     assert.equal((await codes(t, 'sneakers')).length, 0);
-    await t.container.stores.setSynonyms(t.store.store_uuid, {
+    await t.container.search.setSynonyms(t.store.store_uuid, {
       synonyms: [
         ['sneakers', 'sports shoes'],
         ['tee', 't-shirt'],

@@ -34,7 +34,7 @@ export function registerCatalogSettingsCommands(program: Command): void {
   fileSettingCommand(
     program,
     { noun: 'mapping', about: 'mapping profile', file: 'mapping', shape: '{"fields": {...}, "required": [...]}' },
-    (c, store, parsed) => c.stores.setMappingProfile(store, parsed),
+    (c, store, parsed) => c.mappingProfiles.set(store, parsed),
     (profile, store) => ({
       json: { store_uuid: store, mapping: profile },
       line: `mapping profile of store ${store} replaced (${Object.keys(profile.fields).length} fields, ${profile.required.length} required)`,
@@ -58,7 +58,7 @@ export function registerCatalogSettingsCommands(program: Command): void {
   fileSettingCommand(
     program,
     { noun: 'synonyms', about: 'search synonyms', file: 'synonyms', shape: '{"synonyms": [["tee", "t-shirt"], …]}' },
-    (c, store, parsed) => c.stores.setSynonyms(store, parsed),
+    (c, store, parsed) => c.search.setSynonyms(store, parsed),
     (result, store) => ({
       json: { store_uuid: store, ...result },
       line: `synonyms of store ${store} replaced (${result.synonyms.length} groups)`,

@@ -184,3 +184,15 @@ export const ExportQuery = Type.Object({
   }),
   status: Type.Optional(StatusFilter),
 });
+
+export const MappingProfileSchema = component(
+  'MappingProfile',
+  Type.Object({
+    fields: Type.Record(Type.String(), Type.String(), {
+      description: 'incoming field name -> canonical field name; unnamed fields are kept as they are',
+    }),
+    required: Type.Array(Type.String(), {
+      description: 'canonical fields every item must carry (else the item fails with missing_required_field)',
+    }),
+  }),
+);

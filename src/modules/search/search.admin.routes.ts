@@ -5,6 +5,7 @@ import { Envelope, standardErrors } from '../../http/schemas.js';
 import type { StoresService } from '../stores/stores.service.js';
 import { StoreUuidParams } from '../stores/stores.schemas.js';
 import type { SearchIndexer } from './search-indexer.js';
+import type { SearchService } from './search.service.js';
 import { SynonymsBody } from './search.schemas.js';
 
 const tags = ['admin'];
@@ -12,8 +13,9 @@ const tags = ['admin'];
 /** The operator API of text search: synonyms and rebuilding the index. */
 export const searchAdminRoutes: FastifyPluginAsyncTypebox<{
   stores: StoresService;
+  search: SearchService;
   searchIndexer: SearchIndexer;
-}> = async (app, { stores, searchIndexer }) => {
+}> = async (app, { stores, search, searchIndexer }) => {
   app.get(
     '/stores/:store_uuid/synonyms',
     {
@@ -40,7 +42,7 @@ export const searchAdminRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Envelope(SynonymsBody), ...standardErrors() },
       },
     },
-    async (request) => ok(request, await stores.setSynonyms(request.params.store_uuid, request.body)),
+    async (request) => ok(request, await search.setSynonyms(request.params.store_uuid, request.body)),
   );
 
   app.post(

@@ -16,6 +16,8 @@ import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import type { SearchIndexer } from './search-indexer.js';
 import * as repo from './search.repository.js';
+import type { StoresService } from '../stores/stores.service.js';
+import { parseSynonyms } from './synonyms.js';
 
 export interface SearchResult {
   product_code: string;
@@ -54,13 +56,27 @@ export class SearchService {
   readonly #vocabularies: LiveStoreIndex<VocabularyEntry>;
   readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
 
-  constructor(
-    private readonly storage: StorageHandle,
-    private readonly index: TextIndex,
-    private readonly indexer: SearchIndexer,
-    private readonly products: ProductsReadPort,
-    options: { vocabularyBytes: number },
-  ) {
+  private readonly storage: StorageHandle;
+  private readonly index: TextIndex;
+  private readonly indexer: SearchIndexer;
+  private readonly products: ProductsReadPort;
+  private readonly stores: StoresService;
+
+  constructor(deps: {
+    storage: StorageHandle;
+    textIndex: TextIndex;
+    indexer: SearchIndexer;
+    products: ProductsReadPort;
+    stores: StoresService;
+    /** The memory budget of the typo vocabularies (VITRINE_SEARCH_VOCABULARY_MB). */
+    vocabularyBytes: number;
+  }) {
+    this.storage = deps.storage;
+    this.index = deps.textIndex;
+    this.indexer = deps.indexer;
+    this.products = deps.products;
+    this.stores = deps.stores;
+    const options = deps;
     this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
       name: 'search.vocabulary',
       budgetBytes: options.vocabularyBytes,
@@ -96,6 +112,13 @@ export class SearchService {
     }
     entry.terms += rows.length;
     entry.seq = Number.isFinite(cursor) ? cursor : -1;
+  }
+
+  /** Replaces a store's synonym groups (422 naming the rule they break); applied from the next query. */
+  async setSynonyms(storeUuid: string, input: unknown): Promise<{ synonyms: string[][] }> {
+    const synonyms = parseSynonyms(input);
+    await this.stores.saveSynonyms(storeUuid, synonyms);
+    return { synonyms };
   }
 
   #synonymsOf(store: Store): SynonymGroups {

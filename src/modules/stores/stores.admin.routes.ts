@@ -12,7 +12,6 @@ import {
   CreateStoreBody,
   CreateTokenBody,
   CreateWorkspaceBody,
-  MappingProfileSchema,
   RevokedTokenSchema,
   StoreListItemSchema,
   StoreUuidParams,
@@ -22,7 +21,7 @@ import {
 
 const tags = ['admin'];
 
-/** The operator API of workspaces, stores, tokens and mapping profiles (CONTRACT §2): the same operations as the CLI. */
+/** The operator API of workspaces, stores, tokens and CORS origins (CONTRACT §2): the same operations as the CLI. */
 export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresService; tokens: TokensService }> = async (
   app,
   { stores, tokens },
@@ -133,52 +132,6 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
       },
     },
     async (request) => ok(request, await tokens.revokeToken(request.params.token_id)),
-  );
-
-  app.get(
-    '/stores/:store_uuid/mapping',
-    {
-      schema: {
-        operationId: 'adminGetMapping',
-        tags,
-        summary: "Read a store's mapping profile",
-        params: StoreUuidParams,
-        response: { 200: Envelope(MappingProfileSchema), ...standardErrors() },
-      },
-    },
-    async (request) => ok(request, await stores.getMappingProfile(request.params.store_uuid)),
-  );
-
-  app.put(
-    '/stores/:store_uuid/mapping',
-    {
-      schema: {
-        operationId: 'adminSetMapping',
-        tags,
-        summary: "Replace a store's mapping profile",
-        params: StoreUuidParams,
-        body: MappingProfileSchema,
-        response: { 200: Envelope(MappingProfileSchema), ...standardErrors() },
-      },
-    },
-    async (request) => ok(request, await stores.setMappingProfile(request.params.store_uuid, request.body)),
-  );
-
-  app.delete(
-    '/stores/:store_uuid/mapping',
-    {
-      schema: {
-        operationId: 'adminDeleteMapping',
-        tags,
-        summary: "Remove a store's mapping profile (product writes then answer 404)",
-        params: StoreUuidParams,
-        response: { 200: Envelope(Type.Object({ removed: Type.Boolean() })), ...standardErrors() },
-      },
-    },
-    async (request) => {
-      await stores.removeMappingProfile(request.params.store_uuid);
-      return ok(request, { removed: true });
-    },
   );
 
   app.get(

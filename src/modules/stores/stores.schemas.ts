@@ -111,15 +111,3 @@ export const AllowedOriginsSchema = component(
 export const RevokedTokenSchema = Type.Object({ token_id: Type.String(), revoked: Type.Boolean() });
 export const TokenIdParams = Type.Object({ token_id: Type.String() });
 export const StoreUuidParams = Type.Object({ store_uuid: Type.String() });
-
-export const MappingProfileSchema = component(
-  'MappingProfile',
-  Type.Object({
-    fields: Type.Record(Type.String(), Type.String(), {
-      description: 'incoming field name -> canonical field name; unnamed fields are kept as they are',
-    }),
-    required: Type.Array(Type.String(), {
-      description: 'canonical fields every item must carry (else the item fails with missing_required_field)',
-    }),
-  }),
-);

@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
-import { InvalidInputError, NotFoundError, StoreNotFoundError } from '../../errors.js';
+import { InvalidInputError, StoreNotFoundError } from '../../errors.js';
 import { isUniqueViolation } from '../../storage/sql-errors.js';
-import { defaultMappingProfile, parseMappingProfile, type MappingProfile } from '../products/mapping-profile.js';
+import { defaultMappingProfile, type MappingProfile } from '../products/mapping-profile.js';
 import { generateApiToken, hashApiToken } from './api-tokens.js';
 import type { AuthContext } from './tokens.service.js';
 import * as repo from './stores.repository.js';
 import { CorsPolicy } from './cors-policy.js';
 import { storeFromRow, type Store, type StoreDetails } from './store.js';
-import {
-  formatLimit,
-  MAX_NAME_LENGTH,
-  MAX_SYNONYM_GROUPS,
-  MAX_SYNONYM_TERM_LENGTH,
-  MIN_SYNONYM_TERMS,
-} from '../../catalog/limits.js';
+import { MAX_NAME_LENGTH } from '../../catalog/limits.js';
 
 export interface CreateStoreInput {
   workspaceName: string;
@@ -229,42 +223,16 @@ export class StoresService {
     };
   }
 
-  async setMappingProfile(storeUuid: string, input: unknown): Promise<MappingProfile> {
-    const profile = parseMappingProfile(input);
+  /** Stores a store's mapping profile (null removes it), as the products module checked it (it owns its meaning). */
+  async saveMappingProfile(storeUuid: string, profile: MappingProfile | null): Promise<void> {
     await this.getStore(storeUuid);
-    await repo.updateMappingProfile(this.storage.db, storeUuid, JSON.stringify(profile));
-    return profile;
+    await repo.updateMappingProfile(this.storage.db, storeUuid, profile && JSON.stringify(profile));
   }
 
-  /** Replaces a store's synonym groups (text search applies them at query time). */
-  async setSynonyms(storeUuid: string, input: unknown): Promise<{ synonyms: string[][] }> {
-    const groups = (input as { synonyms?: unknown } | null)?.synonyms;
-    if (
-      !Array.isArray(groups) ||
-      groups.some(
-        (g) =>
-          !Array.isArray(g) ||
-          g.length < MIN_SYNONYM_TERMS ||
-          g.some((t) => typeof t !== 'string' || t.trim() === '' || t.length > MAX_SYNONYM_TERM_LENGTH),
-      )
-    ) {
-      throw new InvalidInputError(
-        `synonyms must be an array of groups, each an array of at least ${MIN_SYNONYM_TERMS} non-empty terms (at most ${MAX_SYNONYM_TERM_LENGTH} characters)`,
-        'synonyms',
-      );
-    }
-    if (groups.length > MAX_SYNONYM_GROUPS)
-      throw new InvalidInputError(`at most ${formatLimit(MAX_SYNONYM_GROUPS)} synonym groups`, 'synonyms');
+  /** Stores a store's synonym groups, as the search module checked them (it owns their meaning). */
+  async saveSynonyms(storeUuid: string, synonyms: string[][]): Promise<void> {
     await this.getStore(storeUuid);
-    const synonyms = (groups as string[][]).map((g) => [...new Set(g.map((t) => t.trim()))]);
     await repo.updateSynonyms(this.storage.db, storeUuid, JSON.stringify(synonyms));
-    return { synonyms };
-  }
-
-  async getMappingProfile(storeUuid: string): Promise<MappingProfile> {
-    const store = await this.getStore(storeUuid);
-    if (!store.mappingProfile) throw new NotFoundError('mapping profile not found', 'mapping');
-    return store.mappingProfile;
   }
 
   /** Stores a store's complement taxonomy (JSON; null for the shipped one). The complements module owns its meaning. */
@@ -285,10 +253,5 @@ export class StoresService {
   /** In the caller's transaction: locks the store row and returns its change sequence (a rebuild that must match one sequence). */
   lockChangeSequence(trx: Db, storeId: string): Promise<number> {
     return repo.lockChangeSequence(trx, storeId);
-  }
-
-  async removeMappingProfile(storeUuid: string): Promise<void> {
-    await this.getStore(storeUuid);
-    await repo.updateMappingProfile(this.storage.db, storeUuid, null);
   }
 }
