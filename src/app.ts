@@ -32,7 +32,8 @@ import { visualRoutes } from './modules/visual/visual.routes.js';
 import { mediaRoutes, mediaServingRoutes } from './modules/media/media.routes.js';
 import { changesRoutes } from './modules/changes/changes.routes.js';
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.js';
-import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, registerRequestGuards } from './http/request-guards.js';
+import { clientErrorHandler, frameworkErrors, registerRequestGuards } from './http/request-guards.js';
+import { MAX_PARAM_LENGTH } from './catalog/limits.js';
 
 // A caller's request id is echoed when it is a plausible id; anything else gets a fresh UUID.
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;

@@ -39,3 +39,25 @@ export const formatLimit = (value: number) => value.toLocaleString('en-US');
 export const formatMegabytes = (bytes: number) => `${bytes / 1024 ** 2} MB`;
 /** A pixel limit as messages write it: 40 megapixels. */
 export const formatMegapixels = (pixels: number) => `${pixels / 1e6} megapixels`;
+
+/** Change feed entries one page returns. */
+export const MAX_CHANGES_PAGE = 1000;
+/** Complete the look: categories one answer holds. */
+export const MAX_CATEGORIES = 8;
+/** Files one media upload request may carry. */
+export const MAX_UPLOAD_FILES = 100;
+/** A mapping profile's field names. */
+export const MAX_FIELD_NAME_LENGTH = 128;
+/** Webhook subscriptions of one store. */
+export const MAX_SUBSCRIPTIONS_PER_STORE = 20;
+/** Collections one create or update request holds. */
+export const MAX_COLLECTION_ITEMS = 100;
+/** A collection's text fields (description, url, …). */
+export const MAX_COLLECTION_TEXT_LENGTH = 2048;
+/** Vocabulary overrides per section, and one label's length. */
+export const MAX_OVERRIDES = 2000;
+export const MAX_OVERRIDE_LABEL = 500;
+/** JSON bodies nested deeper than this are refused before they are parsed (400). */
+export const MAX_JSON_DEPTH = 64;
+/** Longest path parameter (a product code, a collection id); longer: 414. */
+export const MAX_PARAM_LENGTH = 200;

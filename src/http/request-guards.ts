@@ -4,11 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidInputError, InvalidRequestError } from '../errors.js';
 import { detailBody, errorEnvelope } from './envelope.js';
-
-/** JSON bodies nested deeper than this are refused before they are parsed (400). */
-export const MAX_JSON_DEPTH = 64;
-/** Longest path parameter (a product code, a collection id); longer: 414. */
-export const MAX_PARAM_LENGTH = 200;
+import { MAX_JSON_DEPTH, MAX_PARAM_LENGTH } from '../catalog/limits.js';
 
 /**
  * The deepest nesting of arrays and objects in a JSON text, counted without parsing it (strings are

@@ -7,11 +7,12 @@ import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_SKIP, launchChromium, transferSize } from '../helpers/browser.js';
 import { drawShape, startImageServer, type ImageServer } from '../helpers/images.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
+import { ADMIN_TOKEN } from '../factories/admin.js';
 
 // The merchandiser console in a real browser against a real `vitrine serve` on a SQLite file: what a
 // merchandiser does on a working day, and the bad input the console must survive.
 
-const ADMIN = 'console-test-admin-token-0123456789';
+const ADMIN = ADMIN_TOKEN;
 const BIG_PRODUCTS = 44_000;
 const HOSTILE_NAME = '<img src=x onerror="window.__xss=1">Bold <b>deal</b><script>window.__xss=2</script>';
 

@@ -11,11 +11,12 @@ import { POSTGRES_SKIP, REDIS_SKIP, REDIS_URL } from '../helpers/backends.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
 import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
 import { drawShape } from '../helpers/images.js';
+import { ADMIN_TOKEN } from '../factories/admin.js';
 
 // Two `vitrine serve` and one `vitrine worker` on one PostgreSQL and one Redis: an import, image
 // indexing and webhook delivery spread over them, the worker killed with -9 in the middle. Every
 // product, image and event must end up processed exactly once in effect.
-const ADMIN = 'many-processes-admin';
+const ADMIN = ADMIN_TOKEN;
 const PRODUCTS = 240;
 const IMAGES = 80;
 const SHAPES = ['circle', 'square', 'stripes', 'triangle'] as const;

@@ -4,9 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
 import { DIALECTS, POSTGRES_SKIP } from '../helpers/backends.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
+import { ADMIN_TOKEN } from '../factories/admin.js';
 
 const RATE_LIMIT = 8;
-const ADMIN = 'serve-processes-admin-token';
+const ADMIN = ADMIN_TOKEN;
 
 /** One request on a connection of its own, so that successive requests reach different processes. */
 function get(

@@ -5,6 +5,7 @@ import { DIALECTS, POSTGRES_SKIP } from '../helpers/backends.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
 import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
 import { verifySignature } from '../../src/modules/webhooks/webhook-signature.js';
+import { product as shirt } from '../factories/products.js';
 
 // Faults against a real `vitrine serve`: killed with -9 in the middle of delivery, and a receiver
 // that is down for a full minute. The two engines run side by side to keep the suite's time.
@@ -16,14 +17,14 @@ const ENV = {
 };
 const DOWN_MS = Number(process.env.TEST_WEBHOOK_DOWN_MS ?? 60_000);
 
-const product = (code: string, price: number) => ({
-  product_code: code,
-  'Product Name': `Coat ${code}`,
-  Category: 'Coats',
-  Department: 'Women',
-  'Selling Price': String(price),
-  'Image URL 1': `https://img.example/${code}.jpg`,
-});
+const product = (code: string, price: number) =>
+  shirt(code, {
+    'Product Name': `Coat ${code}`,
+    Category: 'Coats',
+    Department: 'Women',
+    'Selling Price': String(price),
+    Currency: undefined,
+  });
 
 async function writeProducts(served: ServedVitrine, store: { store_uuid: string; api_token: string }, items: object[]) {
   for (let i = 0; i < items.length; i += 100) {

@@ -5,8 +5,7 @@ import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
 import { DIALECTS, POSTGRES_SKIP } from '../helpers/backends.js';
 import { drawShape } from '../helpers/images.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
-
-const ADMIN_TOKEN = 'client-test-admin-token-0123456789';
+import { ADMIN_TOKEN } from '../factories/admin.js';
 
 for (const dialect of DIALECTS) {
   describe(

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
-import { jsonDepth, MAX_JSON_DEPTH } from '../../src/http/request-guards.js';
+import { jsonDepth } from '../../src/http/request-guards.js';
+import { MAX_JSON_DEPTH } from '../../src/catalog/limits.js';
 
 /** A raw HTTP exchange on a real port: what Node answers before Fastify sees the request. */
 function raw(port: number, request: string): Promise<string> {

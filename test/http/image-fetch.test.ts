@@ -5,6 +5,7 @@ import { FetchAbortedError, fetchToBuffer, FetchRefusedError } from '../../src/n
 import { IMAGE_FETCH_LIMITS } from '../../src/modules/visual/image-worker.js';
 import { describeEachDialect, json } from '../helpers/test-app.js';
 import { drawShape, startImageServer, type ImageServer } from '../helpers/images.js';
+import { ADMIN_TOKEN, adminHeaders } from '../factories/admin.js';
 
 let server: ImageServer;
 before(async () => {
@@ -118,7 +119,7 @@ describeEachDialect(
           method: 'GET',
           url: `/admin/v1/stores/${t.store.store_uuid}/images`,
           token: null,
-          headers: { authorization: 'Bearer admin-fetch' },
+          headers: adminHeaders,
         }),
       ).data;
       assert.equal(status.failed, 4);
@@ -128,5 +129,5 @@ describeEachDialect(
       }
     });
   },
-  { allowPrivateFetch: false, adminToken: 'admin-fetch' },
+  { allowPrivateFetch: false, adminToken: ADMIN_TOKEN },
 );

@@ -7,8 +7,9 @@ import { after, before, it } from 'node:test';
 import { ImportsService } from '../../src/modules/imports/imports.service.js';
 import { isRefusedAddress } from '../../src/net/safe-fetch.js';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
+import { ADMIN_TOKEN, adminHeaders } from '../factories/admin.js';
 
-const ADMIN = { authorization: 'Bearer admin-imports' };
+const ADMIN = adminHeaders;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-imports-'));
 const CSV =
   'product_code,Product Name,Category,Selling Price,Image URL 1,material\nA1,Shirt,Shirts,10,https://i/a1.jpg,linen\nA2,Jeans,Jeans,abc,https://i/a2.jpg,denim\n,No code,Shirts,5,https://i/x.jpg,\nA3,Too,Many,Fields,1,2,3\n';
@@ -329,7 +330,7 @@ describeEachDialect(
       await assert.rejects(permissive.fromUrl(t.store.store_uuid, `${base}/missing.csv`, {}), /HTTP 404/);
     });
   },
-  { adminToken: 'admin-imports', dataDir },
+  { adminToken: ADMIN_TOKEN, dataDir },
 );
 
 it('classifies addresses for the fetcher', () => {

@@ -3,8 +3,9 @@ import { after, before, it } from 'node:test';
 import { describeEachDialect, json } from '../helpers/test-app.js';
 import { codesOf, indexAll, visualSearch } from '../helpers/visual.js';
 import { drawShape, imageForm, pngHeaderOnly, startImageServer, type ImageServer } from '../helpers/images.js';
+import { ADMIN_TOKEN, adminHeaders } from '../factories/admin.js';
 
-const ADMIN = { authorization: 'Bearer admin-visual' };
+const ADMIN = adminHeaders;
 const images = new Map<string, Buffer>();
 let server: ImageServer;
 
@@ -276,5 +277,5 @@ describeEachDialect(
       assert.equal(final.attempts, 4);
     });
   },
-  { allowPrivateFetch: true, adminToken: 'admin-visual', imageRetryBaseMs: 20 },
+  { allowPrivateFetch: true, adminToken: ADMIN_TOKEN, imageRetryBaseMs: 20 },
 );

@@ -2,6 +2,7 @@ import { InvalidInputError } from '../../errors.js';
 import { AUDIENCES, isKnownAudience } from './audiences.js';
 import { COLOUR_FAMILIES, type ColourFamily, type Lightness } from './colours.js';
 import { labelKey, tidyLabel } from './labels.js';
+import { MAX_OVERRIDES, MAX_OVERRIDE_LABEL } from '../limits.js';
 
 /** A store's own words for its labels, set by a merchandiser (PUT /admin/v1/stores/{uuid}/vocabulary). */
 export interface VocabularyOverrides {
@@ -15,8 +16,6 @@ export interface VocabularyOverrides {
 
 export const EMPTY_OVERRIDES: VocabularyOverrides = { categories: {}, departments: {}, colours: {} };
 export const UNPLACED = 'UNPLACED';
-export const MAX_OVERRIDES = 2000;
-export const MAX_OVERRIDE_LABEL = 500;
 
 /** A store's overrides column (JSON or null) as overrides. */
 export function overridesOf(overridesJson: string | null): VocabularyOverrides {

@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
 import { CHANGE_KINDS, EVENT_TYPES, PUBLIC_ENTITIES } from './change-events.js';
 import { PageLimit } from '../../catalog/paging.js';
-
-export const MAX_CHANGES_PAGE = 1000;
+import { MAX_CHANGES_PAGE } from '../../catalog/limits.js';
 
 export const ChangeEventSchema = component(
   'ChangeEvent',

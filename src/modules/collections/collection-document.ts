@@ -1,10 +1,10 @@
 import { compileFilters, compileSort, RuleError } from './collection-rules.js';
 import { formatLimit, MAX_COLLECTION_NAME_LENGTH, MAX_HERO_PRODUCTS } from '../../catalog/limits.js';
+import { MAX_COLLECTION_TEXT_LENGTH } from '../../catalog/limits.js';
 
 export const COLLECTION_STATUSES = ['active', 'inactive', 'hidden'] as const;
 export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const MAX_TEXT = 2048;
 
 /** A collection as stored and returned: the seed's fields, plus id and parentId (CONTRACT §9). */
 export interface CollectionDocument {
@@ -55,8 +55,8 @@ const fail = (reason: string, message: string): never => {
   throw new RuleError(reason, message);
 };
 const text = (field: string, value: unknown) => {
-  if (typeof value !== 'string' || value.length > MAX_TEXT)
-    fail('invalid_field', `${field} must be a string of at most ${MAX_TEXT} characters`);
+  if (typeof value !== 'string' || value.length > MAX_COLLECTION_TEXT_LENGTH)
+    fail('invalid_field', `${field} must be a string of at most ${MAX_COLLECTION_TEXT_LENGTH} characters`);
   return value as string;
 };
 

@@ -14,10 +14,9 @@ import { RuleError, type AudienceResolver } from './collection-rules.js';
 import { applyFields, checkId, defaults, isStatic, type CollectionDocument } from './collection-document.js';
 import { CollectionMembership } from './collection-membership.js';
 import { CollectionQueries, type ReadOptions } from './collection-queries.js';
+import { MAX_COLLECTION_ITEMS } from '../../catalog/limits.js';
 
 export type { CollectionView } from './collection-queries.js';
-
-export const MAX_COLLECTION_ITEMS = 100;
 
 export interface CollectionFailure {
   index: number;

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
-import { StoreUuidParams } from '../stores/stores.schemas.js';
 import type { ComplementsService } from './complements.service.js';
+import { storeSettingRoutes } from '../../http/store-setting-routes.js';
 
 const tags = ['admin'];
 
@@ -21,34 +21,22 @@ export const complementsAdminRoutes: FastifyPluginAsyncTypebox<{
   });
   const ProductParams = Type.Object({ store_uuid: Type.String(), product_code: Type.String() });
 
-  app.get(
-    '/stores/:store_uuid/complements',
-    {
-      schema: {
-        operationId: 'adminGetComplementRules',
-        tags,
-        summary: "Read a store's complement taxonomy",
-        params: StoreUuidParams,
-        response: { 200: Envelope(TaxonomySchema), ...standardErrors() },
-      },
+  storeSettingRoutes(app, {
+    path: 'complements',
+    tags,
+    body: TaxonomySchema,
+    response: TaxonomySchema,
+    read: {
+      operationId: 'adminGetComplementRules',
+      summary: "Read a store's complement taxonomy",
+      handle: (store) => complements.getTaxonomy(store),
     },
-    async (request) => ok(request, await complements.getTaxonomy(request.params.store_uuid)),
-  );
-
-  app.put(
-    '/stores/:store_uuid/complements',
-    {
-      schema: {
-        operationId: 'adminSetComplementRules',
-        tags,
-        summary: "Replace a store's complement taxonomy",
-        params: StoreUuidParams,
-        body: TaxonomySchema,
-        response: { 200: Envelope(TaxonomySchema), ...standardErrors() },
-      },
+    replace: {
+      operationId: 'adminSetComplementRules',
+      summary: "Replace a store's complement taxonomy",
+      handle: (store, body) => complements.setTaxonomy(store, body),
     },
-    async (request) => ok(request, await complements.setTaxonomy(request.params.store_uuid, request.body)),
-  );
+  });
 
   app.put(
     '/stores/:store_uuid/complements/:product_code',

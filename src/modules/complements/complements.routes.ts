@@ -6,6 +6,7 @@ import { Envelope, standardErrors } from '../../http/schemas.js';
 import type { ComplementsService } from './complements.service.js';
 import { ProductSummaryFields } from '../../catalog/product-summary.js';
 import { PageLimit } from '../../catalog/paging.js';
+import { MAX_CATEGORIES } from '../../catalog/limits.js';
 
 export const ComplementaryQuery = Type.Object({
   store_uuid: Type.String(),
@@ -37,7 +38,7 @@ export const Complementary = Type.Object({
         ),
       }),
     ),
-    { maxItems: 8 },
+    { maxItems: MAX_CATEGORIES },
   ),
 });
 
@@ -53,8 +54,7 @@ export const complementsRoutes: FastifyPluginAsyncTypebox<{ complements: Complem
         operationId: 'getComplementaryProducts',
         tags: ['complements'],
         summary: 'Complete the look: complementary products grouped by category',
-        description:
-          "Categories come from the store's taxonomy (PUT /admin/v1/stores/{store_uuid}/complements; a fashion taxonomy by default), at most 8, pinned complements first. Within a category: same department or Unisex only, never formal/party/ethnic with sports/home, then products with images first, then by the documented score, then product_code.",
+        description: `Categories come from the store's taxonomy (PUT /admin/v1/stores/{store_uuid}/complements; a fashion taxonomy by default), at most ${MAX_CATEGORIES}, pinned complements first. Within a category: same department or Unisex only, never formal/party/ethnic with sports/home, then products with images first, then by the documented score, then product_code.`,
         querystring: ComplementaryQuery,
         response: { 200: Envelope(Complementary), ...standardErrors() },
       },

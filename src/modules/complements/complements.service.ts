@@ -24,8 +24,8 @@ import {
 } from './complement-index.js';
 import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
 import { categoricalScore, parseTaxonomy, priceBandScore, usageClashes, type Taxonomy } from './complement-rules.js';
+import { MAX_CATEGORIES } from '../../catalog/limits.js';
 
-export const MAX_CATEGORIES = 8;
 const REBUILD_AFTER = 5000;
 /** Stores whose pins a process keeps at most (a merchandiser pins a few products; the map is emptied past this). */
 const MAX_PINNED_STORES = 1000;

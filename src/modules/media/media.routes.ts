@@ -9,11 +9,10 @@ import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS } from './media-types.js'
 import { mediaBaseUrl, type IncomingFile, type MediaService } from './media.service.js';
 import { MediaParams, UploadQuery, UploadResultSchema } from './media.schemas.js';
 import { formatMegapixels, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
+import { MAX_UPLOAD_FILES } from '../../catalog/limits.js';
 
 const MB = 1024 * 1024;
 const LIMITS = `images ${MEDIA_LIMITS.image / MB} MB (and ${formatMegapixels(MAX_IMAGE_PIXELS)}), MP4 ${MEDIA_LIMITS.video / MB} MB, PDF ${MEDIA_LIMITS.pdf / MB} MB, GLB ${MEDIA_LIMITS['3D'] / MB} MB`;
-/** Files one upload request may carry. */
-const MAX_FILES = 100;
 
 /** POST /v1/media: upload photos and other media to a store. */
 export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService; publicUrl?: string }> = async (
@@ -21,7 +20,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService; publi
   { media, publicUrl },
 ) => {
   await app.register(fastifyMultipart, {
-    limits: { fileSize: MAX_MEDIA_BYTES, files: MAX_FILES, fields: 20, parts: MAX_FILES + 20 },
+    limits: { fileSize: MAX_MEDIA_BYTES, files: MAX_UPLOAD_FILES, fields: 20, parts: MAX_UPLOAD_FILES + 20 },
   });
 
   app.post(

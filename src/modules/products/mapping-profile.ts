@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../../errors.js';
 import { CANONICAL_FIELDS } from '../../catalog/product-fields.js';
+import { MAX_FIELD_NAME_LENGTH } from '../../catalog/limits.js';
 
 /**
  * A store's mapping profile (CONTRACT §2): `fields` renames incoming field names to canonical ones,
@@ -17,8 +18,6 @@ export function defaultMappingProfile(): MappingProfile {
   return { fields, required: [] };
 }
 
-const MAX_FIELD_NAME = 128;
-
 /** Checks an operator-supplied profile (file or admin body) and returns it normalised. */
 export function parseMappingProfile(input: unknown): MappingProfile {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -33,7 +32,7 @@ export function parseMappingProfile(input: unknown): MappingProfile {
   }
   const renamed: Record<string, string> = {};
   for (const [incoming, canonical] of Object.entries(fields)) {
-    if (typeof canonical !== 'string' || canonical.trim() === '' || canonical.length > MAX_FIELD_NAME) {
+    if (typeof canonical !== 'string' || canonical.trim() === '' || canonical.length > MAX_FIELD_NAME_LENGTH) {
       throw new InvalidInputError(
         `mapping "fields.${incoming}" must be a non-empty canonical field name`,
         `fields.${incoming}`,

@@ -5,6 +5,7 @@ import { Envelope, standardErrors } from '../../http/schemas.js';
 import { StoreUuidParams } from '../stores/stores.schemas.js';
 import { MappingProfileSchema } from './products.schemas.js';
 import type { MappingProfiles } from './mapping-profiles.js';
+import { storeSettingRoutes } from '../../http/store-setting-routes.js';
 
 const tags = ['admin'];
 
@@ -13,34 +14,22 @@ export const productsAdminRoutes: FastifyPluginAsyncTypebox<{ mappingProfiles: M
   app,
   { mappingProfiles },
 ) => {
-  app.get(
-    '/stores/:store_uuid/mapping',
-    {
-      schema: {
-        operationId: 'adminGetMapping',
-        tags,
-        summary: "Read a store's mapping profile",
-        params: StoreUuidParams,
-        response: { 200: Envelope(MappingProfileSchema), ...standardErrors() },
-      },
+  storeSettingRoutes(app, {
+    path: 'mapping',
+    tags,
+    body: MappingProfileSchema,
+    response: MappingProfileSchema,
+    read: {
+      operationId: 'adminGetMapping',
+      summary: "Read a store's mapping profile",
+      handle: (store) => mappingProfiles.get(store),
     },
-    async (request) => ok(request, await mappingProfiles.get(request.params.store_uuid)),
-  );
-
-  app.put(
-    '/stores/:store_uuid/mapping',
-    {
-      schema: {
-        operationId: 'adminSetMapping',
-        tags,
-        summary: "Replace a store's mapping profile",
-        params: StoreUuidParams,
-        body: MappingProfileSchema,
-        response: { 200: Envelope(MappingProfileSchema), ...standardErrors() },
-      },
+    replace: {
+      operationId: 'adminSetMapping',
+      summary: "Replace a store's mapping profile",
+      handle: (store, body) => mappingProfiles.set(store, body),
     },
-    async (request) => ok(request, await mappingProfiles.set(request.params.store_uuid, request.body)),
-  );
+  });
 
   app.delete(
     '/stores/:store_uuid/mapping',

@@ -7,6 +7,7 @@ import { StoreUuidParams } from '../stores/stores.schemas.js';
 import type { SearchIndexer } from './search-indexer.js';
 import type { SearchService } from './search.service.js';
 import { SynonymsBody } from './search.schemas.js';
+import { storeSettingRoutes } from '../../http/store-setting-routes.js';
 
 const tags = ['admin'];
 
@@ -16,34 +17,22 @@ export const searchAdminRoutes: FastifyPluginAsyncTypebox<{
   search: SearchService;
   searchIndexer: SearchIndexer;
 }> = async (app, { stores, search, searchIndexer }) => {
-  app.get(
-    '/stores/:store_uuid/synonyms',
-    {
-      schema: {
-        operationId: 'adminGetSynonyms',
-        tags,
-        summary: "Read a store's search synonyms",
-        params: StoreUuidParams,
-        response: { 200: Envelope(SynonymsBody), ...standardErrors() },
-      },
+  storeSettingRoutes(app, {
+    path: 'synonyms',
+    tags,
+    body: SynonymsBody,
+    response: SynonymsBody,
+    read: {
+      operationId: 'adminGetSynonyms',
+      summary: "Read a store's search synonyms",
+      handle: async (store) => ({ synonyms: (await stores.getStore(store)).synonyms }),
     },
-    async (request) => ok(request, { synonyms: (await stores.getStore(request.params.store_uuid)).synonyms }),
-  );
-
-  app.put(
-    '/stores/:store_uuid/synonyms',
-    {
-      schema: {
-        operationId: 'adminSetSynonyms',
-        tags,
-        summary: "Replace a store's search synonyms (applied at query time)",
-        params: StoreUuidParams,
-        body: SynonymsBody,
-        response: { 200: Envelope(SynonymsBody), ...standardErrors() },
-      },
+    replace: {
+      operationId: 'adminSetSynonyms',
+      summary: "Replace a store's search synonyms (applied at query time)",
+      handle: (store, body) => search.setSynonyms(store, body),
     },
-    async (request) => ok(request, await search.setSynonyms(request.params.store_uuid, request.body)),
-  );
+  });
 
   app.post(
     '/stores/:store_uuid/reindex',

@@ -14,10 +14,10 @@ import {
   CreateWorkspaceBody,
   RevokedTokenSchema,
   StoreListItemSchema,
-  StoreUuidParams,
   TokenIdParams,
   WorkspaceSchema,
 } from './stores.schemas.js';
+import { storeSettingRoutes } from '../../http/store-setting-routes.js';
 
 const tags = ['admin'];
 
@@ -134,37 +134,22 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
     async (request) => ok(request, await tokens.revokeToken(request.params.token_id)),
   );
 
-  app.get(
-    '/stores/:store_uuid/cors',
-    {
-      schema: {
-        operationId: 'adminGetAllowedOrigins',
-        tags,
-        summary: 'The browser origins allowed to call the API for a store (CORS)',
-        params: StoreUuidParams,
-        response: { 200: Envelope(AllowedOriginsSchema), ...standardErrors() },
-      },
+  storeSettingRoutes(app, {
+    path: 'cors',
+    tags,
+    body: AllowedOriginsSchema,
+    response: AllowedOriginsSchema,
+    read: {
+      operationId: 'adminGetAllowedOrigins',
+      summary: 'The browser origins allowed to call the API for a store (CORS)',
+      handle: async (store) => ({ allowed_origins: await stores.allowedOrigins(store) }),
     },
-    async (request) => ok(request, { allowed_origins: await stores.allowedOrigins(request.params.store_uuid) }),
-  );
-
-  app.put(
-    '/stores/:store_uuid/cors',
-    {
-      schema: {
-        operationId: 'adminSetAllowedOrigins',
-        tags,
-        summary: 'Replace the browser origins allowed to call the API for a store (CORS)',
-        description:
-          'Preflights (OPTIONS) from these origins are answered with Access-Control-Allow-Origin, and so are the answers to their requests; any other origin gets nothing reflected (a preflight: 403). Applies at once in every API process of the server; a change made with the CLI within 30 s.',
-        params: StoreUuidParams,
-        body: AllowedOriginsSchema,
-        response: { 200: Envelope(AllowedOriginsSchema), ...standardErrors() },
-      },
+    replace: {
+      operationId: 'adminSetAllowedOrigins',
+      summary: 'Replace the browser origins allowed to call the API for a store (CORS)',
+      description:
+        'Preflights (OPTIONS) from these origins are answered with Access-Control-Allow-Origin, and so are the answers to their requests; any other origin gets nothing reflected (a preflight: 403). Applies at once in every API process of the server; a change made with the CLI within 30 s.',
+      handle: async (store, body) => ({ allowed_origins: await stores.setAllowedOrigins(store, body.allowed_origins) }),
     },
-    async (request) =>
-      ok(request, {
-        allowed_origins: await stores.setAllowedOrigins(request.params.store_uuid, request.body.allowed_origins),
-      }),
-  );
+  });
 };

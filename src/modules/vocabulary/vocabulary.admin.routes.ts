@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ok } from '../../http/envelope.js';
-import { Envelope, standardErrors } from '../../http/schemas.js';
-import { StoreUuidParams } from '../stores/stores.schemas.js';
 import { VocabularyOverridesSchema, VocabularyReportSchema } from './vocabulary.schemas.js';
 import type { VocabularyService } from './vocabulary.service.js';
+import { storeSettingRoutes } from '../../http/store-setting-routes.js';
 
 const tags = ['admin'];
 
@@ -12,36 +10,24 @@ export const vocabularyAdminRoutes: FastifyPluginAsyncTypebox<{ vocabulary: Voca
   app,
   { vocabulary },
 ) => {
-  app.get(
-    '/stores/:store_uuid/vocabulary',
-    {
-      schema: {
-        operationId: 'adminGetVocabulary',
-        tags,
-        summary: "How a store's category, department and colour labels resolve",
-        description:
-          'Every Category, Department and Colour label of the store (any status) with its product count, what the catalog vocabulary resolved it to (group and garment concept, audience, colour family and lightness) and how: override, taxonomy, exact, folded (case, punctuation, plural), head word, sub category, titles (majority of the products\' titles), per product (generic labels such as "Accessories", placed from each title) or unplaced.',
-        params: StoreUuidParams,
-        response: { 200: Envelope(VocabularyReportSchema), ...standardErrors() },
-      },
+  storeSettingRoutes(app, {
+    path: 'vocabulary',
+    tags,
+    body: VocabularyOverridesSchema,
+    response: VocabularyReportSchema,
+    read: {
+      operationId: 'adminGetVocabulary',
+      summary: "How a store's category, department and colour labels resolve",
+      description:
+        'Every Category, Department and Colour label of the store (any status) with its product count, what the catalog vocabulary resolved it to (group and garment concept, audience, colour family and lightness) and how: override, taxonomy, exact, folded (case, punctuation, plural), head word, sub category, titles (majority of the products\' titles), per product (generic labels such as "Accessories", placed from each title) or unplaced.',
+      handle: (store) => vocabulary.report(store),
     },
-    async (request) => ok(request, await vocabulary.report(request.params.store_uuid)),
-  );
-
-  app.put(
-    '/stores/:store_uuid/vocabulary',
-    {
-      schema: {
-        operationId: 'adminSetVocabulary',
-        tags,
-        summary: "Replace a store's vocabulary overrides",
-        description:
-          'Replaces every section (an absent section is emptied). Labels match however written (case, punctuation, plural); an override for a label the store does not have yet is kept and applies when it appears. Applied at once to complete the look; search and collections follow the products concerned within a moment. 422 names an unknown group, audience or colour family. Answers the new report.',
-        params: StoreUuidParams,
-        body: VocabularyOverridesSchema,
-        response: { 200: Envelope(VocabularyReportSchema), ...standardErrors() },
-      },
+    replace: {
+      operationId: 'adminSetVocabulary',
+      summary: "Replace a store's vocabulary overrides",
+      description:
+        'Replaces every section (an absent section is emptied). Labels match however written (case, punctuation, plural); an override for a label the store does not have yet is kept and applies when it appears. Applied at once to complete the look; search and collections follow the products concerned within a moment. 422 names an unknown group, audience or colour family. Answers the new report.',
+      handle: (store, body) => vocabulary.setOverrides(store, body),
     },
-    async (request) => ok(request, await vocabulary.setOverrides(request.params.store_uuid, request.body)),
-  );
+  });
 };

@@ -7,6 +7,7 @@ import type { StoresService } from '../stores/stores.service.js';
 import { EVENT_TYPES, type EventType } from '../changes/change-events.js';
 import { generateWebhookSecret } from './webhook-signature.js';
 import * as repo from './webhooks.repository.js';
+import { MAX_SUBSCRIPTIONS_PER_STORE } from '../../catalog/limits.js';
 
 export interface WebhookSubscription {
   id: string;
@@ -46,8 +47,6 @@ export interface WebhookInput {
   url: string;
   event_types?: string[];
 }
-
-export const MAX_SUBSCRIPTIONS_PER_STORE = 20;
 
 /** Webhook subscriptions of a store: the operator API and the CLI (`vitrine webhook …`). */
 export class WebhooksService {
