@@ -108,6 +108,32 @@ describeEachDialect(
       assert.match(json(notObject).detail, /filters/);
     });
 
+    it('takes the catalog filter language: ranges, names in any case, labels through the vocabulary, errors naming the path', async () => {
+      const t = ctx();
+      const query = await drawShape('circle', '#d01515');
+      const filtered = async (filters: object) => {
+        const res = await visualSearch(t, query, `&filters=${encodeURIComponent(JSON.stringify(filters))}`);
+        assert.equal(res.statusCode, 200, res.body);
+        return codesOf(res).sort();
+      };
+      // Every product costs 10.
+      assert.deepEqual(await filtered({ 'Selling Price': { gt: 10 } }), []);
+      assert.deepEqual(await filtered({ 'selling price': { lte: 10 }, department: 'MEN' }), ['BS1']);
+      // Department by audience ("Mens" is the men's audience), Category by label however written.
+      assert.deepEqual(await filtered({ Department: 'Mens' }), ['BS1']);
+      assert.deepEqual(await filtered({ Category: 'dress' }), ['RC1']);
+      const badOperator = await visualSearch(
+        t,
+        query,
+        `&filters=${encodeURIComponent('{"Selling Price":{"over":5}}')}`,
+      );
+      assert.equal(badOperator.statusCode, 422);
+      assert.match(json(badOperator).detail, /filters\.Selling Price: unknown operator "over"/);
+      const notNumber = await visualSearch(t, query, `&filters=${encodeURIComponent('{"Selling Price":{"gte":"5"}}')}`);
+      assert.equal(notNumber.statusCode, 422);
+      assert.match(json(notNumber).detail, /filters\.Selling Price\.gte must be a number/);
+    });
+
     it('drops a product that turns invisible at once, and follows image changes', async () => {
       const t = ctx();
       const query = await drawShape('square', '#1535d5');

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  compileFilters,
-  compileSort,
-  matches,
-  sortKey,
-  RuleError,
-  RuleIndex,
-} from '../../src/modules/collections/collection-rules.js';
+import { compileSort, sortKey, RuleIndex } from '../../src/modules/collections/collection-rules.js';
+import { compileFilters, matches, RuleError } from '../../src/catalog/filters.js';
 import { resolveAudience } from '../../src/catalog/vocabulary/audiences.js';
 
 describe('collection rules', () => {

@@ -11,6 +11,7 @@ import type { VisionClient } from '../../src/vision/vision-client.js';
 import { loadConfig } from '../../src/config.js';
 import { imageHeadPath } from '../../src/container.js';
 import { DEFAULT_MODEL_PATH } from '../../src/vision/embedder.js';
+import { compileFilters } from '../../src/catalog/filters.js';
 
 async function rgbOf(svgBody: string, backdrop: string, size = 224) {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><rect width="${size}" height="${size}" fill="${backdrop}"/>${svgBody}</svg>`;
@@ -125,7 +126,7 @@ describe('visual rank', () => {
       const offset = Math.floor(random() * 20);
       const got = index.rank(scores, {
         queryScale: 0.001,
-        filters: new Map(redOnly ? [['colour', new Set(['red'])]] : []),
+        filters: redOnly ? compileFilters({ colour: 'Red' }) : [],
         offset,
         limit,
         groupVariants,

@@ -1,4 +1,5 @@
-import { compileFilters, compileSort, RuleError } from './collection-rules.js';
+import { compileSort } from './collection-rules.js';
+import { compileFilters, RuleError } from '../../catalog/filters.js';
 import { formatLimit, MAX_COLLECTION_NAME_LENGTH, MAX_HERO_PRODUCTS } from '../../catalog/limits.js';
 import { MAX_COLLECTION_TEXT_LENGTH } from '../../catalog/limits.js';
 

@@ -6,17 +6,8 @@ import { chunked } from '../../storage/chunks.js';
 import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { ProductRecord, ProductsReadPort } from '../products/products.read-port.js';
 import * as repo from './collections.repository.js';
-import {
-  compileFilters,
-  compileSort,
-  matches,
-  RuleIndex,
-  sortKey,
-  sortSpec,
-  type AudienceResolver,
-  type CompiledFilters,
-  type SortField,
-} from './collection-rules.js';
+import { compileSort, RuleIndex, sortKey, sortSpec, type SortField } from './collection-rules.js';
+import { compileFilters, matches, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
 import { isStatic, type CollectionDocument } from './collection-document.js';
 
 interface LiveRule {

@@ -7,17 +7,14 @@ import { effectiveCollectionStatus } from '../../catalog/collection-visibility.j
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import * as repo from './collections.repository.js';
+import { compileSort, sortKey, type SortField, sortSpec } from './collection-rules.js';
 import {
   compileFilters,
-  compileSort,
   matches,
   RuleError,
-  sortKey,
   type AudienceResolver,
   type CompiledFilters,
-  type SortField,
-  sortSpec,
-} from './collection-rules.js';
+} from '../../catalog/filters.js';
 import {
   applyFields,
   defaults,

@@ -10,7 +10,7 @@ import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { ProductRecord, ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import * as repo from './collections.repository.js';
-import { RuleError, type AudienceResolver } from './collection-rules.js';
+import { RuleError, type AudienceResolver } from '../../catalog/filters.js';
 import { applyFields, checkId, defaults, isStatic, type CollectionDocument } from './collection-document.js';
 import { CollectionMembership } from './collection-membership.js';
 import { CollectionQueries, type ReadOptions } from './collection-queries.js';

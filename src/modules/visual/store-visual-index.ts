@@ -1,7 +1,8 @@
 import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { VisionClient } from '../../vision/vision-client.js';
 import type { LiveIndex } from '../../storage/live-store-index.js';
-import { AttributeColumns, type VisualFilters } from './visual-filters.js';
+import { AttributeColumns } from './visual-filters.js';
+import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js';
 
 export interface VisualHit {
   productCode: string;
@@ -10,7 +11,9 @@ export interface VisualHit {
 }
 export interface HitQuery {
   queryScale: number;
-  filters: VisualFilters;
+  filters: CompiledFilters;
+  /** How the store reads department labels (its vocabulary overrides), for Department filters. */
+  resolver?: AudienceResolver;
   offset: number;
   limit: number;
   exclude?: string;
@@ -225,8 +228,11 @@ export class StoreVisualIndex implements LiveIndex {
    * when `groupVariants`; filters applied to every candidate. Typed arrays only in the loop: it runs
    * over every image of the store.
    */
-  rank(scores: Int32Array, { queryScale, filters, offset, limit, exclude, groupVariants }: HitQuery): VisualHit[] {
-    const accepts = this.#attributes.compile(filters);
+  rank(
+    scores: Int32Array,
+    { queryScale, filters, resolver, offset, limit, exclude, groupVariants }: HitQuery,
+  ): VisualHit[] {
+    const accepts = this.#attributes.compile(filters, resolver);
     const { start, rows, family } = this.#resolveAll();
     const excludedRow = exclude === undefined ? -1 : (this.#rowOf.get(exclude) ?? -1);
     const excludedFamily = groupVariants && excludedRow >= 0 ? family[excludedRow] : -1;

@@ -1,46 +1,9 @@
-import { InvalidInputError, InvalidRequestError } from '../../errors.js';
-
-/** attribute → accepted values, both folded to lower case (filters compare case-insensitively). */
-export type VisualFilters = Map<string, Set<string>>;
+import { BUILT_IN, valueMatches, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
 
 export function foldValue(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim().toLowerCase();
   if (typeof value === 'number' || typeof value === 'boolean') return String(value).toLowerCase();
   return undefined;
-}
-
-/**
- * Parses the `filters` query parameter (CONTRACT §8): a JSON object of attribute → value or array of
- * values. Not JSON: 400; JSON of the wrong shape: 422. An attribute no product has is not an error:
- * it simply matches nothing.
- */
-export function parseVisualFilters(raw: string | undefined): VisualFilters {
-  const filters: VisualFilters = new Map();
-  if (raw === undefined || raw.trim() === '') return filters;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new InvalidRequestError("query parameter 'filters' must be valid JSON", 'filters');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new InvalidInputError(
-      "query parameter 'filters' must be a JSON object of attribute → value or array of values",
-      'filters',
-    );
-  }
-  for (const [attribute, value] of Object.entries(parsed as Record<string, unknown>)) {
-    const values = Array.isArray(value) ? value : [value];
-    const folded = values.map(foldValue);
-    if (values.length === 0 || folded.some((v) => v === undefined)) {
-      throw new InvalidInputError(
-        `query parameter 'filters.${attribute}' must be a string, number or boolean, or a non-empty array of them`,
-        'filters',
-      );
-    }
-    filters.set(attribute.trim().toLowerCase(), new Set(folded as string[]));
-  }
-  return filters;
 }
 
 /**
@@ -50,6 +13,9 @@ export function parseVisualFilters(raw: string | undefined): VisualFilters {
 export class AttributeColumns {
   readonly #columns = new Map<string, Int32Array>();
   readonly #ids = new Map<string, number>();
+  /** id → value, and each column's distinct value ids: a condition is evaluated once per distinct value. */
+  readonly #values: string[] = [''];
+  readonly #distinct = new Map<string, Set<number>>();
   #capacity = 1024;
 
   set(row: number, attributes: Record<string, unknown>) {
@@ -62,18 +28,38 @@ export class AttributeColumns {
       let column = this.#columns.get(key);
       if (!column) this.#columns.set(key, (column = new Int32Array(this.#capacity)));
       let id = this.#ids.get(folded);
-      if (id === undefined) this.#ids.set(folded, (id = this.#ids.size + 1));
+      if (id === undefined) {
+        this.#ids.set(folded, (id = this.#ids.size + 1));
+        this.#values[id] = folded;
+      }
       column[row] = id;
+      let distinct = this.#distinct.get(key);
+      if (!distinct) this.#distinct.set(key, (distinct = new Set()));
+      distinct.add(id);
     }
   }
 
-  /** A predicate over rows; an unknown attribute or value makes it match nothing. */
-  compile(filters: VisualFilters): (row: number) => boolean {
-    if (filters.size === 0) return () => true;
+  /**
+   * A predicate over rows for filters in the catalog's one language (catalog/filters.ts): each
+   * condition becomes the set of its column's value ids that satisfy it, found by evaluating it once
+   * per distinct value; a row then costs one set lookup per condition. An attribute no product has
+   * matches nothing.
+   */
+  compile(filters: CompiledFilters, resolver: AudienceResolver = BUILT_IN): (row: number) => boolean {
+    if (filters.length === 0) return () => true;
     const tests: Array<{ column: Int32Array; ids: Set<number> }> = [];
-    for (const [attribute, values] of filters) {
-      const column = this.#columns.get(attribute);
-      const ids = new Set([...values].map((v) => this.#ids.get(v)).filter((id): id is number => id !== undefined));
+    for (const { field, condition } of filters) {
+      const key = field.trim().toLowerCase();
+      const column = this.#columns.get(key);
+      let ids: Set<number>;
+      if (condition.kind === 'any' && !condition.labels)
+        ids = new Set(condition.values.map((v) => this.#ids.get(v)).filter((id): id is number => id !== undefined));
+      else
+        ids = new Set(
+          [...(this.#distinct.get(key) ?? [])].filter((id) =>
+            valueMatches(field, condition, this.#values[id], resolver),
+          ),
+        );
       if (!column || ids.size === 0) return () => false;
       tests.push({ column, ids });
     }

@@ -4,7 +4,7 @@ import { Paging, RANKED_PAGING } from '../../catalog/paging.js';
 import { MAX_FILTERS_LENGTH } from '../../catalog/limits.js';
 
 const FILTERS_DESCRIPTION =
-  'JSON object of attribute → value or array of values, e.g. {"Category":"Dresses","Department":["Women","Girls"]}. Names and values compare case-insensitively; applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON but not such an object: 422; an attribute no product has matches nothing.';
+  'JSON object in the catalog\'s filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store\'s vocabulary overrides). Applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing.';
 
 const GroupVariants = Type.Boolean({
   default: true,

@@ -7,7 +7,8 @@ import { quantize } from '../../vision/quantize.js';
 import type { ImageJobs } from './image-jobs.js';
 import type { VisualIndexes } from './visual-index.js';
 import type { ImageCatalog } from './image-catalog.js';
-import { parseVisualFilters } from './visual-filters.js';
+import { parseFiltersParam } from '../../catalog/filters.js';
+import { vocabularyForOverrides } from '../../catalog/vocabulary/store-vocabulary.js';
 
 export interface VisualPage {
   offset: number;
@@ -46,7 +47,9 @@ export class VisualService {
     filtersParam: string | undefined,
     page: VisualPage,
   ): Promise<VisualResult> {
-    const filters = parseVisualFilters(filtersParam);
+    // The catalog's one filter language, Department read with the store's own overrides.
+    const resolver = vocabularyForOverrides(store.vocabularyOverrides);
+    const filters = parseFiltersParam(filtersParam, resolver);
     if (image.length === 0) throw new InvalidRequestError("multipart field 'image' is an empty file", 'image');
     const [vector] = await this.vision.embed([image]);
     if (vector instanceof ImageRejectedError) {
@@ -58,7 +61,7 @@ export class VisualService {
     const index = await this.indexes.current(store.id, store.changeSeq);
     const scores = await this.indexes.score(index, codes);
     return {
-      items: index.rank(scores, { queryScale: scale, filters, ...page }).map(toItem),
+      items: index.rank(scores, { queryScale: scale, filters, resolver, ...page }).map(toItem),
       unindexed: index.unindexed,
     };
   }
@@ -74,7 +77,7 @@ export class VisualService {
     if (columns.length === 0) return { items: [], unindexed: index.unindexed };
     const { scores, queryScale } = await this.indexes.scoreLike(index, columns);
     return {
-      items: index.rank(scores, { queryScale, filters: new Map(), ...page, exclude: productCode }).map(toItem),
+      items: index.rank(scores, { queryScale, filters: [], ...page, exclude: productCode }).map(toItem),
       unindexed: index.unindexed,
     };
   }

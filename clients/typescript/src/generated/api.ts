@@ -4289,7 +4289,7 @@ export interface operations {
     searchByPhoto: {
         parameters: {
             query: {
-                /** @description JSON object of attribute → value or array of values, e.g. {"Category":"Dresses","Department":["Women","Girls"]}. Names and values compare case-insensitively; applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON but not such an object: 422; an attribute no product has matches nothing. */
+                /** @description JSON object in the catalog's filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store's vocabulary overrides). Applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing. */
                 filters?: string;
                 /** @description true (default): at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; false: every matching variant is its own result */
                 group_variants?: boolean;

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  canonicalAttribute,
+  compileFilters,
+  matches,
+  parseFiltersParam,
+  valueMatches,
+} from '../../src/catalog/filters.js';
+import { AttributeColumns } from '../../src/modules/visual/visual-filters.js';
+
+const products = [
+  {
+    product_code: 'a',
+    Category: 'Dresses',
+    Department: 'Ladieswear',
+    Colour: 'Off-White',
+    'Selling Price': '49.90',
+    fabric: 'Silk',
+  },
+  { product_code: 'b', Category: 'T-Shirts', Department: 'Men', Colour: 'Navy Blue', 'Selling Price': '12' },
+  { product_code: 'c', Category: 'Dress', Department: 'Girls', Colour: 'Red', 'Selling Price': '12,50' },
+];
+
+describe('the catalog filter language (one parser, one evaluator)', () => {
+  it('attribute names in any case; canonical fields take their spelling', () => {
+    assert.equal(canonicalAttribute('colour'), 'Colour');
+    assert.equal(canonicalAttribute(' selling price '), 'Selling Price');
+    assert.equal(canonicalAttribute('fabric'), 'fabric');
+    const silk = compileFilters({ FABRIC: 'silk' });
+    assert.deepEqual(
+      products.filter((p) => matches(silk, p)).map((p) => p.product_code),
+      ['a'],
+    );
+  });
+
+  it('labels through the vocabulary, ranges through the price rule', () => {
+    const women = compileFilters({ department: 'Women', category: 'dress' });
+    assert.deepEqual(
+      products.filter((p) => matches(women, p)).map((p) => p.product_code),
+      ['a'],
+    );
+    const cheap = compileFilters({ 'Selling Price': { lt: 20 } });
+    // "12,50" is not a valid price: no price, so no range holds.
+    assert.deepEqual(
+      products.filter((p) => matches(cheap, p)).map((p) => p.product_code),
+      ['b'],
+    );
+    const [{ field, condition }] = compileFilters({ colour: 'off white' });
+    assert.equal(valueMatches(field, condition, 'Off-White'), true);
+  });
+
+  it('the same filters select the same rows in search by photo (evaluated once per distinct value)', () => {
+    const columns = new AttributeColumns();
+    products.forEach((p, row) => columns.set(row, p));
+    for (const filters of [
+      { Department: 'Women' },
+      { category: 'dresses', 'Selling Price': { gte: 10 } },
+      { Colour: ['navy blue', 'red'] },
+      { fabric: 'SILK' },
+      { Brand: 'x' },
+    ]) {
+      const compiled = compileFilters(filters);
+      const accepts = columns.compile(compiled);
+      assert.deepEqual(
+        products.map((_, row) => accepts(row)),
+        products.map((p) => matches(compiled, p)),
+        JSON.stringify(filters),
+      );
+    }
+  });
+
+  it('a request parameter: not JSON is 400, a wrong shape 422 naming the path', () => {
+    assert.deepEqual(parseFiltersParam(undefined), []);
+    assert.deepEqual(parseFiltersParam('  '), []);
+    assert.throws(
+      () => parseFiltersParam('{x'),
+      (e: Error & { field?: string }) =>
+        e.name === 'InvalidRequestError' && /'filters' must be valid JSON/.test(e.message),
+    );
+    assert.throws(() => parseFiltersParam('[1]'), /'filters': filters must be an object/);
+    assert.throws(() => parseFiltersParam('{"Colour":[]}'), /filters\.Colour must be a non-empty list/);
+    assert.throws(
+      () => parseFiltersParam('{"Selling Price":{"gte":"1"}}'),
+      /filters\.Selling Price\.gte must be a number/,
+    );
+    assert.throws(
+      () => parseFiltersParam('{"Selling Price":{}}'),
+      /filters\.Selling Price must name at least one of gte, gt, lte, lt/,
+    );
+  });
+});
