@@ -1,6 +1,6 @@
 import { allowedEdits, analyze, rawTokens, stem } from './analyzer.js';
 import type { TypoIndex } from './typo-index.js';
-import { queryConceptTokens } from '../catalog/vocabulary/search-words.js';
+import { isCatalogWord, queryConceptTokens } from '../catalog/vocabulary/search-words.js';
 
 /**
  * One way to satisfy a clause: a phrase of stemmed tokens, a prefix, or a concept token the catalog
@@ -58,7 +58,11 @@ export function planQuery(
     const alternatives: Alternative[] = [{ kind: 'phrase', tokens: [token] }];
     // Edits allowed by the word as typed ("jeens" has 5 letters though its stem has 4).
     // The vocabulary holds words as written and as stemmed; a candidate is matched by its stem.
-    const corrections = new Set(vocabulary.candidates([token, raw[i]], allowedEdits(raw[i]), 3).map(stem));
+    // A word the catalog vocabulary knows (an audience, colour or garment) is meant as written: never
+    // corrected into another word of the store.
+    const corrections = isCatalogWord(raw[i])
+      ? new Set<string>()
+      : new Set(vocabulary.candidates([token, raw[i]], allowedEdits(raw[i]), 3).map(stem));
     corrections.delete(token);
     for (const candidate of corrections) alternatives.push({ kind: 'phrase', tokens: [candidate] });
     // The last word may be cut short: match it as typed, as a prefix (at least 2 characters) - unless

@@ -76,6 +76,31 @@ describe('search analysis', () => {
     assert.ok(!containsPhrase(['red', 'women', 'dress'], ['red', 'dress']));
   });
 
+  it('never corrects a word the catalog vocabulary knows into another word of the store', () => {
+    // On a real 105k-article catalog "women underwear bottom" found men's boxers named "Woven".
+    const vocab = new TypoIndex();
+    for (const term of ['woven', 'underwear', 'bottom', 'short', 'shirt', 'greek']) vocab.add(term, 50);
+    const plan = planQuery('women underwear bottom', vocab, [], { lastWordIsPrefix: false });
+    assert.deepEqual(
+      plan.clauses[0].filter((alt) => alt.kind === 'phrase'),
+      [{ kind: 'phrase', tokens: ['women'] }],
+      'an audience word is meant as written',
+    );
+    // A colour ("green", one edit from "greek") and a garment ("shirt", one edit from "short") are not
+    // typos either; an unknown word still is corrected.
+    assert.deepEqual(planQuery('green', vocab, [], { lastWordIsPrefix: false }).clauses[0], [
+      { kind: 'phrase', tokens: ['green'] },
+    ]);
+    assert.deepEqual(planQuery('shirt', vocab, [], { lastWordIsPrefix: false }).clauses[0], [
+      { kind: 'phrase', tokens: ['shirt'] },
+    ]);
+    assert.ok(
+      planQuery('wovne', vocab, [], { lastWordIsPrefix: false }).clauses[0].some(
+        (alt) => alt.kind === 'phrase' && alt.tokens[0] === 'woven',
+      ),
+    );
+  });
+
   it('relaxes a query keeping its rare words first, then its common words', () => {
     const vocab = new TypoIndex();
     for (const [term, df] of [

@@ -1,6 +1,7 @@
 import { analyze } from '../../search/analyzer.js';
 import { audienceOfWord, audienceSearchWords } from './audiences.js';
 import { familyOfWord } from './colours.js';
+import { resolveCategoryLabel } from './categories.js';
 import type { StoreVocabulary } from './store-vocabulary.js';
 
 /**
@@ -27,4 +28,14 @@ export function conceptWords(
 export function queryConceptTokens(rawWord: string): string[] {
   const canonical = audienceOfWord(rawWord) ?? familyOfWord(rawWord);
   return canonical ? mark(analyze(canonical)) : [];
+}
+
+/**
+ * Whether a query word is one the catalog vocabulary knows: an audience ("women", "ladies"), a colour
+ * family ("grey") or a garment ("shirt", "tee"). Such a word is meant as written, so text search never
+ * corrects it into another word of the store ("women" is not a typo of "woven").
+ */
+export function isCatalogWord(rawWord: string): boolean {
+  if (audienceOfWord(rawWord) !== undefined || familyOfWord(rawWord) !== undefined) return true;
+  return !/\s/.test(rawWord.trim()) && resolveCategoryLabel(rawWord) !== undefined;
 }
