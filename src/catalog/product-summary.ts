@@ -20,6 +20,33 @@ export const ProductSummaryFields = {
 export const ProductSummarySchema = Type.Object(ProductSummaryFields);
 export type ProductSummary = Static<typeof ProductSummarySchema>;
 
+/**
+ * What a result grid shows of a hit besides its code, title and score (text search): its family,
+ * its picture and its price, so a storefront needs no second call per product.
+ */
+export const ProductCardFields = {
+  parent_code: Type.Union([Type.String(), Type.Null()], {
+    description: "the product's family (parent_code), null when it has none",
+  }),
+  image_url: ProductSummaryFields.image_url,
+  price: ProductSummaryFields.price,
+  currency: ProductSummaryFields.currency,
+};
+const ProductCardSchema = Type.Object(ProductCardFields);
+export type ProductCard = Static<typeof ProductCardSchema>;
+
+/** A product's card fields from its attributes. */
+export function productCardOf(attributes: Record<string, unknown>): ProductCard {
+  const summary = productSummaryOf('', attributes);
+  const parent = typeof attributes.parent_code === 'string' ? attributes.parent_code.trim() : '';
+  return {
+    parent_code: parent === '' ? null : parent,
+    image_url: summary.image_url,
+    price: summary.price,
+    currency: summary.currency,
+  };
+}
+
 /** A product's summary from its attributes (the price only when it passes the price rule). */
 export function productSummaryOf(productCode: string, attributes: Record<string, unknown>): ProductSummary {
   const text = (value: unknown) => (typeof value === 'string' ? value : '');

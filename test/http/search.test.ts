@@ -78,6 +78,19 @@ describeEachDialect('GET /v1/search', (ctx) => {
     assert.equal(body.status.code, 0);
     assert.equal(body.data[0].product_code, 'D1');
     assert.equal(body.data[0].title, 'Femella Women Red Dress');
+    // The card a results grid needs, in the same answer: family, picture, price (the price rule applies).
+    assert.deepEqual(
+      { ...body.data[0], score: undefined },
+      {
+        product_code: 'D1',
+        title: 'Femella Women Red Dress',
+        score: undefined,
+        parent_code: null,
+        image_url: 'https://img.example/D1.jpg',
+        price: 10,
+        currency: '',
+      },
+    );
     for (const r of body.data) assert.ok(r.score > 0 && r.score <= 1);
     for (let i = 1; i < body.data.length; i++) assert.ok(body.data[i - 1].score >= body.data[i].score);
   });
@@ -108,7 +121,9 @@ describeEachDialect('GET /v1/search', (ctx) => {
     const byCode = (await search(t, '15970')).body.data;
     assert.equal(byCode[0].product_code, '15970');
     assert.equal(byCode[0].score, 1);
-    assert.equal((await search(t, 'V1')).body.data[0].product_code, 'V1-S');
+    const byParent = (await search(t, 'V1')).body.data[0];
+    assert.equal(byParent.product_code, 'V1-S');
+    assert.equal(byParent.parent_code, 'V1', 'the hit names its family');
   });
 
   it("applies the store's synonyms at query time", async () => {

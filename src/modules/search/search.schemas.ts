@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
+import { ProductCardFields } from '../../catalog/product-summary.js';
 import { Paging, RANKED_PAGING } from '../../catalog/paging.js';
 import {
   MAX_QUERY_LENGTH,
@@ -27,6 +28,7 @@ export const SearchResults = Type.Array(
         description:
           'in (0, 1], best first; 1 = exact product_code or parent_code; otherwise (tier + r/(r+1))/4 with tier 2 for the words as a phrase in the title, 1 for all words, 0.5 for all words with some matched only through the resolved audience or colour family ("women" for a Ladieswear department, "green" for Greenish Khaki), 0 for some, r the engine relevance (title and category weighted above other attributes). Equal scores are ordered by product_code.',
       }),
+      ...ProductCardFields,
     }),
   ),
 );

@@ -18,12 +18,18 @@ import type { SearchIndexer } from './search-indexer.js';
 import * as repo from './search.repository.js';
 import type { StoresService } from '../stores/stores.service.js';
 import { parseSynonyms } from './synonyms.js';
+import type { ProductCard } from '../../catalog/product-summary.js';
 
 export interface SearchResult {
   product_code: string;
   title: string;
   score: number;
 }
+
+/** A text search hit as answered: the ranked result with its card (family, picture, price). */
+export type SearchHit = SearchResult & ProductCard;
+
+const NO_CARD: ProductCard = { parent_code: null, image_url: '', price: null, currency: '' };
 
 /**
  * Score in (0, 1], best first (documented in the OpenAPI description):
@@ -132,6 +138,21 @@ export class SearchService {
 
   /** `readYourWrites`: apply the store's few pending changes to the index first (the route says so). */
   async search(
+    store: Store,
+    input: { query: string; offset: number; limit: number },
+    options: { readYourWrites: boolean },
+  ): Promise<SearchHit[]> {
+    const page = await this.#rank(store, input, options);
+    // One read for the page's cards: a results grid needs no second call per product.
+    const cards = await this.products.cardsByCodes(
+      store.id,
+      page.map((hit) => hit.product_code),
+    );
+    return page.map((hit) => ({ ...hit, ...(cards.get(hit.product_code) ?? NO_CARD) }));
+  }
+
+  /** The page of ranked results: exact codes first, then the text index's hits by shaped score. */
+  async #rank(
     store: Store,
     input: { query: string; offset: number; limit: number },
     options: { readYourWrites: boolean },

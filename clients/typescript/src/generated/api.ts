@@ -1254,6 +1254,13 @@ export interface components {
             reasons: string[];
         };
         SearchHit: {
+            currency: string;
+            /** @description the first non-empty Image URL 1 … 6, or empty */
+            image_url: string;
+            /** @description the product's family (parent_code), null when it has none */
+            parent_code: string | null;
+            /** @description Selling Price as a number; null when missing or not a valid price */
+            price: number | null;
             product_code: string;
             /** @description in (0, 1], best first; 1 = exact product_code or parent_code; otherwise (tier + r/(r+1))/4 with tier 2 for the words as a phrase in the title, 1 for all words, 0.5 for all words with some matched only through the resolved audience or colour family ("women" for a Ladieswear department, "green" for Greenish Khaki), 0 for some, r the engine relevance (title and category weighted above other attributes). Equal scores are ordered by product_code. */
             score: number;
