@@ -261,6 +261,13 @@ export const SETTINGS: readonly Setting[] = [
     'memory budget of the per-store typo vocabularies of text search',
   ),
   integer(
+    'VITRINE_CARD_INDEX_MB',
+    at('cardIndexBytes'),
+    128,
+    MB_UNIT,
+    'memory budget of the per-store product cards (family, image, price) text search answers with',
+  ),
+  integer(
     'VITRINE_LISTING_CACHE_MB',
     at('listingCacheBytes'),
     64,

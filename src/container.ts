@@ -14,6 +14,7 @@ import { ProductQueries } from './modules/products/product-queries.js';
 import { ProductExport } from './modules/products/product-export.js';
 import { ProductsReadPort } from './modules/products/products.read-port.js';
 import { MappingProfiles } from './modules/products/mapping-profiles.js';
+import { ProductCards } from './modules/products/product-cards.js';
 import { AssetsService } from './modules/assets/assets.service.js';
 import { createTextIndex } from './search/text-index.js';
 import { SearchIndexer } from './modules/search/search-indexer.js';
@@ -156,12 +157,18 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   stores.setChannelUsage((store) => assets.channelUsage(store));
   const textIndex = createTextIndex(storage);
   const searchIndexer = new SearchIndexer(storage, changeLog, textIndex, productsRead, stores, onError);
+  const productCards = new ProductCards({
+    products: productsRead,
+    changeLog,
+    budgetBytes: config.cardIndexBytes,
+  });
   const search = new SearchService({
     storage,
     textIndex,
     indexer: searchIndexer,
     products: productsRead,
     stores,
+    cards: productCards,
     vocabularyBytes: config.searchVocabularyBytes,
   });
   const mappingProfiles = new MappingProfiles(stores);
@@ -264,6 +271,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     async close() {
       await workers.stop();
       visualIndexes.close();
+      productCards.close();
       await Promise.all([queryVision.close(), indexVision.close()]);
       redis?.disconnect();
       await storage.close();

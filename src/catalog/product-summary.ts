@@ -32,7 +32,7 @@ export const ProductCardFields = {
   price: ProductSummaryFields.price,
   currency: ProductSummaryFields.currency,
 };
-const ProductCardSchema = Type.Object(ProductCardFields);
+export const ProductCardSchema = Type.Object(ProductCardFields);
 export type ProductCard = Static<typeof ProductCardSchema>;
 
 /** A product's card fields from its attributes. */

@@ -1,10 +1,5 @@
 import type { Db, StorageHandle } from '../../storage/database.js';
-import {
-  productCardOf,
-  productSummaryOf,
-  type ProductCard,
-  type ProductSummary,
-} from '../../catalog/product-summary.js';
+import { productSummaryOf, type ProductSummary } from '../../catalog/product-summary.js';
 import * as repo from './products.repository.js';
 
 /** A stored product as other modules see it. */
@@ -102,15 +97,6 @@ export class ProductsReadPort {
       if (!row) return [];
       return [productSummaryOf(row.product_code, JSON.parse(row.attributes) as Record<string, unknown>)];
     });
-  }
-
-  /** The card fields (family, picture, price) of products by code, any status; missing codes are absent. */
-  async cardsByCodes(storeId: string, codes: readonly string[]): Promise<Map<string, ProductCard>> {
-    if (codes.length === 0) return new Map();
-    const rows = await repo.findSummaries(this.storage.db, storeId, codes, false);
-    return new Map(
-      rows.map((row) => [row.product_code, productCardOf(JSON.parse(row.attributes) as Record<string, unknown>)]),
-    );
   }
 
   /** Codes among `codes` that are a product_code or a parent_code of a stored product. */

@@ -19,6 +19,7 @@ import * as repo from './search.repository.js';
 import type { StoresService } from '../stores/stores.service.js';
 import { parseSynonyms } from './synonyms.js';
 import type { ProductCard } from '../../catalog/product-summary.js';
+import type { ProductCards } from '../products/product-cards.js';
 
 export interface SearchResult {
   product_code: string;
@@ -67,6 +68,7 @@ export class SearchService {
   private readonly indexer: SearchIndexer;
   private readonly products: ProductsReadPort;
   private readonly stores: StoresService;
+  private readonly cards: ProductCards;
 
   constructor(deps: {
     storage: StorageHandle;
@@ -74,6 +76,8 @@ export class SearchService {
     indexer: SearchIndexer;
     products: ProductsReadPort;
     stores: StoresService;
+    /** Hits' family, picture and price (the products module's live card index). */
+    cards: ProductCards;
     /** The memory budget of the typo vocabularies (VITRINE_SEARCH_VOCABULARY_MB). */
     vocabularyBytes: number;
   }) {
@@ -82,6 +86,7 @@ export class SearchService {
     this.indexer = deps.indexer;
     this.products = deps.products;
     this.stores = deps.stores;
+    this.cards = deps.cards;
     const options = deps;
     this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
       name: 'search.vocabulary',
@@ -143,9 +148,9 @@ export class SearchService {
     options: { readYourWrites: boolean },
   ): Promise<SearchHit[]> {
     const page = await this.#rank(store, input, options);
-    // One read for the page's cards: a results grid needs no second call per product.
-    const cards = await this.products.cardsByCodes(
-      store.id,
+    // The page's cards from memory: a results grid needs no second call per product.
+    const cards = await this.cards.cardsOf(
+      store,
       page.map((hit) => hit.product_code),
     );
     return page.map((hit) => ({ ...hit, ...(cards.get(hit.product_code) ?? NO_CARD) }));
