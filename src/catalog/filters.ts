@@ -235,3 +235,7 @@ export function parseFiltersParam(
     throw error;
   }
 }
+
+/** The `filters` request parameter as the API documents it (text search, search by photo). */
+export const FILTERS_PARAM_DESCRIPTION =
+  'JSON object in the catalog\'s filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store\'s vocabulary overrides). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing.';

@@ -116,6 +116,41 @@ describeEachDialect('GET /v1/search', (ctx) => {
     assert.deepEqual(await codes(t, '15971'), []);
   });
 
+  it('filters in the catalog filter language, never returning a product that breaks a condition', async () => {
+    const t = ctx();
+    const byCode = new Map(CATALOG.map((p) => [p.product_code, p as unknown as Record<string, string>]));
+    const filtered = async (query: string, filters: object) => {
+      const res = await search(t, query, `&filters=${encodeURIComponent(JSON.stringify(filters))}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return (res.body.data as Array<{ product_code: string }>).map((hit) => hit.product_code);
+    };
+    // Without the filter "red" also finds blue and other items through partial matches.
+    const red = await filtered('red dress', { colour: 'RED' });
+    assert.ok(red.length > 0);
+    for (const code of red) assert.equal(byCode.get(code)!.Colour, 'Red', code);
+    assert.deepEqual((await codes(t, 'red dress')).filter((code) => red.includes(code)).slice(0, red.length), red);
+    // Department by audience (the store's vocabulary), names in any case, ranges through the price rule.
+    const men = await filtered('blue', { Department: 'Mens' });
+    assert.ok(men.length > 0);
+    for (const code of men) assert.equal(byCode.get(code)!.Department, 'Men', code);
+    assert.deepEqual(await filtered('blue', { 'Selling Price': { gt: 10 } }), []);
+    assert.deepEqual(
+      await filtered('dress', { Category: ['Dresses'], 'selling price': { lte: 10 } }).then((c) => c.sort()),
+      ['D1', 'D2'],
+    );
+    // An exact code is still first when it passes, and left out when it does not.
+    assert.deepEqual(await filtered('15970', { Department: 'Men' }).then((c) => c[0]), '15970');
+    assert.ok(!(await filtered('15970', { Department: 'Women' })).includes('15970'));
+    // An attribute no product has matches nothing; bad filters are the client's error, naming the parameter.
+    assert.deepEqual(await filtered('dress', { Fabric: 'silk' }), []);
+    const notJson = await search(t, 'dress', '&filters=%7Bnope');
+    assert.equal(notJson.status, 400);
+    assert.match(JSON.stringify(notJson.body), /'filters' must be valid JSON/);
+    const wrong = await search(t, 'dress', `&filters=${encodeURIComponent('{"Selling Price":{"above":3}}')}`);
+    assert.equal(wrong.status, 422);
+    assert.match(JSON.stringify(wrong.body), /filters\.Selling Price: unknown operator/);
+  });
+
   it('puts an exact product_code or parent_code first with score 1', async () => {
     const t = ctx();
     const byCode = (await search(t, '15970')).body.data;

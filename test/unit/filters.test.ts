@@ -7,7 +7,7 @@ import {
   parseFiltersParam,
   valueMatches,
 } from '../../src/catalog/filters.js';
-import { AttributeColumns } from '../../src/modules/visual/visual-filters.js';
+import { AttributeColumns } from '../../src/catalog/attribute-columns.js';
 
 const products = [
   {

@@ -2,13 +2,18 @@ import type { ChangeFeed } from '../../storage/change-feed.js';
 import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
 import { productCardOf, type ProductCard } from '../../catalog/product-summary.js';
 import type { ProductsReadPort } from './products.read-port.js';
+import { AttributeColumns } from '../../catalog/attribute-columns.js';
+import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js';
 
 interface CardIndex extends LiveIndex {
   cards: Map<string, ProductCard>;
+  /** Every visible product's attributes, dictionary-encoded by row, for filters. */
+  columns: AttributeColumns;
+  rowOf: Map<string, number>;
 }
 
-/** Rough bytes of one card in memory (code, family, URL, map entry). */
-const BYTES_PER_CARD = 250;
+/** Rough bytes of one product in memory (its card, its row of attribute ids, map entries). */
+const BYTES_PER_CARD = 400;
 /** Past this many changes a rebuild reads less than following them. */
 const REBUILD_AFTER = 20_000;
 
@@ -30,6 +35,23 @@ export class ProductCards {
     });
   }
 
+  /**
+   * Whether a visible product satisfies `filters` (the catalog's filter language), as of the store's
+   * change sequence: each condition is evaluated once per distinct value, then a lookup per product.
+   */
+  async matcher(
+    store: { id: string; changeSeq: number },
+    filters: CompiledFilters,
+    resolver: AudienceResolver,
+  ): Promise<(code: string) => boolean> {
+    const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
+    const accepts = index.columns.compile(filters, resolver);
+    return (code) => {
+      const row = index.rowOf.get(code);
+      return row !== undefined && index.cards.has(code) && accepts(row);
+    };
+  }
+
   /** The cards of `codes` as of the store's change sequence `changeSeq` (absent: not visible). */
   async cardsOf(store: { id: string; changeSeq: number }, codes: readonly string[]): Promise<Map<string, ProductCard>> {
     const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
@@ -48,10 +70,10 @@ export class ProductCards {
   async #build(storeId: string): Promise<CardIndex> {
     // The sequence first: a change committed while reading is applied by the next follow.
     const seq = await this.deps.changeLog.latest(storeId);
-    const cards = new Map<string, ProductCard>();
+    const index: CardIndex = { seq, key: 'cards', cards: new Map(), columns: new AttributeColumns(), rowOf: new Map() };
     for await (const page of this.deps.products.pageAll(storeId, { visibleOnly: true }))
-      for (const product of page) cards.set(product.code, productCardOf(product.attributes));
-    return { seq, key: 'cards', cards };
+      for (const product of page) place(index, product.code, product.attributes);
+    return index;
   }
 
   async #follow(storeId: string, index: CardIndex, upTo: number): Promise<boolean> {
@@ -61,9 +83,23 @@ export class ProductCards {
     if (!changed) return false;
     const codes = changed.get('product') ?? [];
     const visible = await this.deps.products.visibleByCodes(storeId, codes);
-    for (const code of codes) index.cards.delete(code);
-    for (const product of visible) index.cards.set(product.code, productCardOf(product.attributes));
+    for (const code of codes) place(index, code, undefined);
+    for (const product of visible) place(index, product.code, product.attributes);
     index.seq = latest;
     return true;
   }
+}
+
+/** Puts a visible product's card and attributes in the index, or (no attributes) takes it out. */
+function place(index: CardIndex, code: string, attributes: Record<string, unknown> | undefined) {
+  if (attributes === undefined) {
+    index.cards.delete(code);
+    const row = index.rowOf.get(code);
+    if (row !== undefined) index.columns.set(row, {});
+    return;
+  }
+  let row = index.rowOf.get(code);
+  if (row === undefined) index.rowOf.set(code, (row = index.rowOf.size));
+  index.cards.set(code, productCardOf(attributes));
+  index.columns.set(row, attributes);
 }

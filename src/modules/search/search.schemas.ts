@@ -3,11 +3,13 @@ import { component } from '../../http/components.js';
 import { ProductCardFields } from '../../catalog/product-summary.js';
 import { Paging, RANKED_PAGING } from '../../catalog/paging.js';
 import {
+  MAX_FILTERS_LENGTH,
   MAX_QUERY_LENGTH,
   MAX_SYNONYM_GROUPS,
   MAX_SYNONYM_TERM_LENGTH,
   MIN_SYNONYM_TERMS,
 } from '../../catalog/limits.js';
+import { FILTERS_PARAM_DESCRIPTION } from '../../catalog/filters.js';
 
 export const SearchQuery = Type.Object({
   store_uuid: Type.String(),
@@ -15,6 +17,7 @@ export const SearchQuery = Type.Object({
     Type.String({ maxLength: MAX_QUERY_LENGTH, description: 'search text (alias q); empty or whitespace: 422' }),
   ),
   q: Type.Optional(Type.String({ maxLength: MAX_QUERY_LENGTH, description: 'alias of query' })),
+  filters: Type.Optional(Type.String({ maxLength: MAX_FILTERS_LENGTH, description: FILTERS_PARAM_DESCRIPTION })),
   ...Paging(RANKED_PAGING),
 });
 

@@ -20,6 +20,9 @@ import type { StoresService } from '../stores/stores.service.js';
 import { parseSynonyms } from './synonyms.js';
 import type { ProductCard } from '../../catalog/product-summary.js';
 import type { ProductCards } from '../products/product-cards.js';
+import { parseFiltersParam } from '../../catalog/filters.js';
+import { RANKED_PAGING } from '../../catalog/paging.js';
+import { vocabularyForOverrides } from '../../catalog/vocabulary/store-vocabulary.js';
 
 export interface SearchResult {
   product_code: string;
@@ -31,6 +34,8 @@ export interface SearchResult {
 export type SearchHit = SearchResult & ProductCard;
 
 const NO_CARD: ProductCard = { parent_code: null, image_url: '', price: null, currency: '' };
+/** Candidates a filtered query ranks at least (then filters): a page of 20 at any depth fits. */
+export const FILTERED_WINDOW = 2000;
 
 /**
  * Score in (0, 1], best first (documented in the OpenAPI description):
@@ -144,10 +149,14 @@ export class SearchService {
   /** `readYourWrites`: apply the store's few pending changes to the index first (the route says so). */
   async search(
     store: Store,
-    input: { query: string; offset: number; limit: number },
+    input: { query: string; offset: number; limit: number; filters?: string },
     options: { readYourWrites: boolean },
   ): Promise<SearchHit[]> {
-    const page = await this.#rank(store, input, options);
+    // The catalog's one filter language, Department read with the store's own overrides.
+    const resolver = vocabularyForOverrides(store.vocabularyOverrides);
+    const filters = parseFiltersParam(input.filters, resolver);
+    const accept = filters.length > 0 ? await this.cards.matcher(store, filters, resolver) : undefined;
+    const page = await this.#rank(store, input, options, accept);
     // The page's cards from memory: a results grid needs no second call per product.
     const cards = await this.cards.cardsOf(
       store,
@@ -161,6 +170,7 @@ export class SearchService {
     store: Store,
     input: { query: string; offset: number; limit: number },
     options: { readYourWrites: boolean },
+    accept?: (code: string) => boolean,
   ): Promise<SearchResult[]> {
     const query = input.query.trim();
     if (query === '') throw new InvalidInputError("query parameter 'query' must not be empty", 'query');
@@ -180,7 +190,8 @@ export class SearchService {
     ]);
     const results = new Map<string, SearchResult>();
     // An exact product or parent code ranks first.
-    for (const hit of exact) results.set(hit.code, { product_code: hit.code, title: hit.title, score: 1 });
+    for (const hit of exact)
+      if (!accept || accept(hit.code)) results.set(hit.code, { product_code: hit.code, title: hit.title, score: 1 });
 
     // A query ending in a space has a finished last word; otherwise the last word may be cut short.
     const wide = planQuery(query, vocabulary, this.#synonymsOf(store), {
@@ -189,11 +200,13 @@ export class SearchService {
     });
     const plan = withoutConcepts(wide);
     if (plan.clauses.length > 0 && results.size < wanted) {
-      // Over-fetch a little: hits re-checked against the catalog may drop out.
-      const fetch = wanted + 10;
+      // Over-fetch a little: hits re-checked against the catalog may drop out. With filters, a window of
+      // candidates wide enough to fill the page after filtering (the ranked window: at most 10,000).
+      const fetch = accept ? Math.min(Math.max(wanted * 20, FILTERED_WINDOW), RANKED_PAGING.maxOffset) : wanted + 10;
       const all = await this.index.search(store.id, plan, 'all', fetch);
       const scored: SearchResult[] = [];
       const add = (hit: TextHit, tier: number) => {
+        if (accept && !accept(hit.productCode)) return;
         if (results.has(hit.productCode) || scored.some((s) => s.product_code === hit.productCode)) return;
         scored.push({ product_code: hit.productCode, title: hit.title, score: shapeScore(tier, hit.relevance) });
       };

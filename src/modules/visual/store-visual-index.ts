@@ -1,7 +1,7 @@
 import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { VisionClient } from '../../vision/vision-client.js';
 import type { LiveIndex } from '../../storage/live-store-index.js';
-import { AttributeColumns } from './visual-filters.js';
+import { AttributeColumns } from '../../catalog/attribute-columns.js';
 import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js';
 
 export interface VisualHit {

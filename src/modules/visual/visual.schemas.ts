@@ -2,9 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
 import { Paging, RANKED_PAGING } from '../../catalog/paging.js';
 import { MAX_FILTERS_LENGTH } from '../../catalog/limits.js';
-
-const FILTERS_DESCRIPTION =
-  'JSON object in the catalog\'s filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store\'s vocabulary overrides). Applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing.';
+import { FILTERS_PARAM_DESCRIPTION } from '../../catalog/filters.js';
 
 const GroupVariants = Type.Boolean({
   default: true,
@@ -14,7 +12,7 @@ const GroupVariants = Type.Boolean({
 
 export const VisualSearchQuery = Type.Object({
   store_uuid: Type.String(),
-  filters: Type.Optional(Type.String({ maxLength: MAX_FILTERS_LENGTH, description: FILTERS_DESCRIPTION })),
+  filters: Type.Optional(Type.String({ maxLength: MAX_FILTERS_LENGTH, description: FILTERS_PARAM_DESCRIPTION })),
   ...Paging(RANKED_PAGING),
   group_variants: GroupVariants,
 });

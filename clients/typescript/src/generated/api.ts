@@ -668,7 +668,7 @@ export interface paths {
         };
         /**
          * Text search over new and active products
-         * @description Matches title, category, department, colour and the other text attributes, folding case and accents, with plurals, typo tolerance (1 edit from 5 letters, 2 from 9; never numbers or codes), the last word as a prefix, and the store's synonyms. Exact product_code / parent_code first; phrase and all-words matches above partial ones.
+         * @description Matches title, category, department, colour and the other text attributes, folding case and accents, with plurals, typo tolerance (1 edit from 5 letters, 2 from 9; never numbers or codes), the last word as a prefix, and the store's synonyms. Exact product_code / parent_code first; phrase and all-words matches above partial ones. `filters` (the filter language of search by photo and collections) keeps only the products that satisfy every condition, ranked among the best max(2,000, 20 × (offset + limit)) candidates, at most 10,000. Each hit carries its card: parent_code, image_url, price, currency.
          *
          *     Allowed with a publishable (search) key.
          */
@@ -4160,6 +4160,8 @@ export interface operations {
     searchProducts: {
         parameters: {
             query: {
+                /** @description JSON object in the catalog's filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store's vocabulary overrides). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing. */
+                filters?: string;
                 limit?: number;
                 offset?: number;
                 /** @description alias of query */
@@ -4296,7 +4298,7 @@ export interface operations {
     searchByPhoto: {
         parameters: {
             query: {
-                /** @description JSON object in the catalog's filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store's vocabulary overrides). Applied inside the search (asking for 20 returns 20 when 20 match). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing. */
+                /** @description JSON object in the catalog's filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store's vocabulary overrides). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing. */
                 filters?: string;
                 /** @description true (default): at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; false: every matching variant is its own result */
                 group_variants?: boolean;

@@ -1,4 +1,4 @@
-import { BUILT_IN, valueMatches, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
+import { BUILT_IN, valueMatches, type AudienceResolver, type CompiledFilters } from './filters.js';
 
 export function foldValue(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim().toLowerCase();
