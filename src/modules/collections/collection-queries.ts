@@ -112,10 +112,9 @@ export class CollectionQueries {
 
   /** Every collection of the store with its exact total and effective status, cached until the store's catalog moves. */
   async #snapshot(store: Store, readKey: string): Promise<Snapshot> {
-    const key = readKey;
     return this.deps.snapshots.get(
       store,
-      `collections:${key}`,
+      `collections:${readKey}`,
       async () => {
         const db = this.deps.storage.db;
         const rows = await repo.listDocuments(db, store.id);

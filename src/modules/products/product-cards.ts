@@ -77,15 +77,14 @@ export class ProductCards {
   }
 
   async #follow(storeId: string, index: CardIndex, upTo: number): Promise<boolean> {
-    const latest = upTo;
-    if (latest - index.seq > REBUILD_AFTER) return false;
-    const changed = await this.deps.changeLog.changedKeys(storeId, index.seq, latest, ['product']);
+    if (upTo - index.seq > REBUILD_AFTER) return false;
+    const changed = await this.deps.changeLog.changedKeys(storeId, index.seq, upTo, ['product']);
     if (!changed) return false;
     const codes = changed.get('product') ?? [];
     const visible = await this.deps.products.visibleByCodes(storeId, codes);
     for (const code of codes) place(index, code, undefined);
     for (const product of visible) place(index, product.code, product.attributes);
-    index.seq = latest;
+    index.seq = upTo;
     return true;
   }
 }

@@ -152,10 +152,7 @@ export class SearchService {
     input: { query: string; offset: number; limit: number; filters?: string },
     options: { readYourWrites: boolean },
   ): Promise<SearchHit[]> {
-    // The catalog's one filter language, Department read with the store's own overrides.
-    const resolver = vocabularyForOverrides(store.vocabularyOverrides);
-    const filters = parseFiltersParam(input.filters, resolver);
-    const accept = filters.length > 0 ? await this.cards.matcher(store, filters, resolver) : undefined;
+    const accept = input.filters === undefined ? undefined : await this.#filterOf(store, input.filters);
     const page = await this.#rank(store, input, options, accept);
     // The page's cards from memory: a results grid needs no second call per product.
     const cards = await this.cards.cardsOf(
@@ -163,6 +160,16 @@ export class SearchService {
       page.map((hit) => hit.product_code),
     );
     return page.map((hit) => ({ ...hit, ...(cards.get(hit.product_code) ?? NO_CARD) }));
+  }
+
+  /**
+   * The catalog's one filter language, Department read with the store's own overrides, as a test of
+   * a product code; undefined when the parameter names no condition.
+   */
+  async #filterOf(store: Store, raw: string): Promise<((code: string) => boolean) | undefined> {
+    const resolver = vocabularyForOverrides(store.vocabularyOverrides);
+    const filters = parseFiltersParam(raw, resolver);
+    return filters.length > 0 ? this.cards.matcher(store, filters, resolver) : undefined;
   }
 
   /** The page of ranked results: exact codes first, then the text index's hits by shaped score. */
