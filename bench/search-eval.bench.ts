@@ -49,7 +49,7 @@ async function vitrine(engine: 'sqlite' | 'postgres'): Promise<{ rank: Ranker; c
   await vacuumAnalyzeIfPostgres(container);
   return {
     rank: async (text) =>
-      (await container.search.search(store, { query: text, offset: 0, limit: 10 }, { readYourWrites: true })).map(
+      (await container.search.search(store, { query: text, offset: 0, limit: 10 }, { readYourWrites: true })).hits.map(
         (r) => r.product_code,
       ),
     close: async () => {

@@ -203,7 +203,7 @@ async function searchQuality(container: Container, store: Store, items: Item[]) 
           { query: `${word} ${typeWord(type)}`, offset: 0, limit: 10 },
           { readYourWrites: true },
         );
-        const relevant = hits.filter((hit) => {
+        const relevant = hits.hits.filter((hit) => {
           const item = items.find((i) => i.product.product_code === hit.product_code);
           return item && item.type === type && audience.genders.includes(item.gender);
         }).length;

@@ -265,7 +265,14 @@ export const SETTINGS: readonly Setting[] = [
     at('cardIndexBytes'),
     128,
     MB_UNIT,
-    'memory budget of the per-store product cards (family, image, price) text search answers with',
+    'memory budget of the per-store product listings (cards, attributes, families, sizes) that search and browse filter, facet, group and sort in',
+  ),
+  integer(
+    'VITRINE_SEARCH_RESULTS_MB',
+    at('searchResultBytes'),
+    32,
+    { unit: MB, min: 0, requirement: 'must be a whole number of MB, 0 or more' },
+    "memory budget of the ranked result lists of recent queries one API process keeps while their store is unchanged (a listing page's next page, facet click or sort reuses its query's list); `0` turns it off",
   ),
   integer(
     'VITRINE_LISTING_CACHE_MB',

@@ -49,6 +49,7 @@ export interface Config {
   readonly searchVocabularyBytes: number;
   /** Memory budget of the per-store product cards of text search hits (VITRINE_CARD_INDEX_MB). */
   readonly cardIndexBytes: number;
+  readonly searchResultBytes: number;
   /**
    * Memory budget of the listing pages each API process keeps while their store is unchanged
    * (VITRINE_LISTING_CACHE_MB; 0 turns the cache off).

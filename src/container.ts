@@ -169,7 +169,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     products: productsRead,
     stores,
     cards: productCards,
+    // Collections are created below; a listing asks for a collection's members only when served.
+    collectionMembers: (store, id, options) => collections.queries.memberCodes(store, id, options),
     vocabularyBytes: config.searchVocabularyBytes,
+    resultBytes: config.searchResultBytes,
   });
   const mappingProfiles = new MappingProfiles(stores);
   const collections = new CollectionsService({

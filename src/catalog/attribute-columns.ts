@@ -15,6 +15,8 @@ export class AttributeColumns {
   readonly #ids = new Map<string, number>();
   /** id → value, and each column's distinct value ids: a condition is evaluated once per distinct value. */
   readonly #values: string[] = [''];
+  /** id → the value as first written ("Navy Blue"), for facets. */
+  readonly #display: string[] = [''];
   readonly #distinct = new Map<string, Set<number>>();
   #capacity = 1024;
 
@@ -31,6 +33,7 @@ export class AttributeColumns {
       if (id === undefined) {
         this.#ids.set(folded, (id = this.#ids.size + 1));
         this.#values[id] = folded;
+        this.#display[id] = String(value).trim();
       }
       column[row] = id;
       let distinct = this.#distinct.get(key);
@@ -64,6 +67,21 @@ export class AttributeColumns {
       tests.push({ column, ids });
     }
     return (row) => tests.every(({ column, ids }) => ids.has(column[row]));
+  }
+
+  /** The column of an attribute (any case), value ids by row; undefined when no product has it. */
+  column(name: string): Int32Array | undefined {
+    return this.#columns.get(name.trim().toLowerCase());
+  }
+
+  /** A value id as first written. */
+  display(id: number): string {
+    return this.#display[id] ?? '';
+  }
+
+  /** Value ids are below this. */
+  get dictionarySize(): number {
+    return this.#values.length;
   }
 
   #grow(needed: number) {

@@ -61,3 +61,17 @@ export const MAX_OVERRIDE_LABEL = 500;
 export const MAX_JSON_DEPTH = 64;
 /** Longest path parameter (a product code, a collection id); longer: 414. */
 export const MAX_PARAM_LENGTH = 200;
+
+/** Discovery (POST /v1/search/query): facets one request asks for, values per facet, suggestion prefix. */
+export const MAX_FACETS = 20;
+export const DEFAULT_FACET_LIMIT = 50;
+export const MAX_FACET_LIMIT = 500;
+export const MAX_SUGGEST_PREFIX = 100;
+/** Suggestions of each kind one answer holds, and by default. */
+export const MAX_SUGGESTIONS = 20;
+export const DEFAULT_SUGGESTIONS = 5;
+/** A merchandising rule's id. */
+export const MAX_RULE_ID_LENGTH = 100;
+/** Merchandising rules of one store, and pins / hides / boosts one rule holds. */
+export const MAX_SEARCH_RULES = 500;
+export const MAX_RULE_ITEMS = 100;

@@ -46,6 +46,8 @@ export class TypoIndex {
   /** term -> document frequency (how many products carry it: likelier meant when typos tie). */
   readonly #terms = new Map<string, number>();
   readonly #byDeletion = new Map<string, string[]>();
+  /** The terms in code-point order, for completions; rebuilt after an add. */
+  #sorted: string[] | undefined;
 
   get size(): number {
     return this.#terms.size;
@@ -64,6 +66,7 @@ export class TypoIndex {
     const known = this.#terms.has(term);
     this.#terms.set(term, documentFrequency);
     if (known) return;
+    this.#sorted = undefined;
     const keys = new Set<string>([term]);
     deletions(term, term.length >= 9 ? 2 : 1, keys);
     for (const key of keys) {
@@ -71,6 +74,28 @@ export class TypoIndex {
       if (list) list.push(term);
       else this.#byDeletion.set(key, [term]);
     }
+  }
+
+  /**
+   * Terms that complete `prefix`, most frequent first. With `fuzzy`, also terms whose beginning is
+   * one edit from it (same first letter): "drse" completes to "dress".
+   */
+  completions(prefix: string, limit: number, fuzzy = false): string[] {
+    const sorted = (this.#sorted ??= [...this.#terms.keys()].sort());
+    const from = lowerBound(sorted, fuzzy ? prefix[0] : prefix);
+    const found: string[] = [];
+    for (let i = from; i < sorted.length; i++) {
+      const term = sorted[i];
+      if (fuzzy ? term[0] !== prefix[0] : !term.startsWith(prefix)) break;
+      if (term.length <= prefix.length - (fuzzy ? 1 : 0)) continue;
+      if (term.startsWith(prefix)) found.push(term);
+      else if (fuzzy) {
+        const head = [prefix.length - 1, prefix.length, prefix.length + 1].map((n) => term.slice(0, n));
+        if (head.some((h) => editDistance(prefix, h, 1) <= 1)) found.push(term);
+      }
+    }
+    const df = (term: string) => this.#terms.get(term) ?? 0;
+    return found.sort((a, b) => df(b) - df(a) || (a < b ? -1 : 1)).slice(0, limit);
   }
 
   /**
@@ -108,4 +133,16 @@ export class TypoIndex {
       .slice(0, limit)
       .map(([term]) => term);
   }
+}
+
+/** The first index of `sorted` whose value is not below `value`. */
+function lowerBound(sorted: string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid] < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

@@ -32,6 +32,8 @@ export interface StoresTable {
   complements: string | null;
   /** The store's catalog vocabulary overrides as JSON (categories, departments, colours); null for none. */
   vocabulary: string | null;
+  /** The store's merchandising rules for search and browse as JSON; null for none. */
+  search_rules: string | null;
   /** Bumped with every change to the store's complement pins (product_pins), so processes may keep them. */
   pins_version: Generated<number>;
 }

@@ -12,10 +12,9 @@ function fileSettingCommand<T>(
   setting: { noun: string; about: string; file: string; shape: string },
   apply: (container: Container, storeUuid: string, parsed: unknown) => Promise<T>,
   report: (stored: T, storeUuid: string) => { json: object; line: string },
-) {
-  program
-    .command(setting.noun)
-    .description(setting.about)
+): Command {
+  const group = program.command(setting.noun).description(setting.about);
+  group
     .command('set')
     .description(`replace a store's ${setting.about} with a JSON file ${setting.shape}`)
     .requiredOption('--store <uuid>', 'store uuid')
@@ -27,9 +26,10 @@ function fileSettingCommand<T>(
       const { json, line } = report(stored, options.store);
       printResult(!!options.json, json, line);
     });
+  return group;
 }
 
-/** `vitrine mapping set`, `reindex`, `synonyms set` and `complements set`: a store's settings. */
+/** `vitrine mapping set`, `reindex`, `synonyms set`, `search-rules show|set` and `complements set`: a store's settings. */
 export function registerCatalogSettingsCommands(program: Command): void {
   fileSettingCommand(
     program,
@@ -64,6 +64,28 @@ export function registerCatalogSettingsCommands(program: Command): void {
       line: `synonyms of store ${store} replaced (${result.synonyms.length} groups)`,
     }),
   );
+
+  fileSettingCommand(
+    program,
+    {
+      noun: 'search-rules',
+      about: 'merchandising rules (search and browse)',
+      file: 'rules',
+      shape: '{"rules": [{"id", "when", "pin", "hide", "boost", "bury", "active_from", "active_until"}, …]}',
+    },
+    (c, store, parsed) => c.search.setRules(store, parsed),
+    (result, store) => ({
+      json: { store_uuid: store, ...result },
+      line: `merchandising rules of store ${store} replaced (${result.rules.length} rules)`,
+    }),
+  )
+    .command('show')
+    .description("print a store's merchandising rules as JSON (the file `search-rules set` takes)")
+    .requiredOption('--store <uuid>', 'store uuid')
+    .action(async (options: { store: string }) => {
+      const rules = await withContainer((c) => c.search.getRules(options.store));
+      process.stdout.write(`${JSON.stringify(rules, null, 2)}\n`);
+    });
 
   fileSettingCommand(
     program,

@@ -187,6 +187,32 @@ export class CollectionQueries {
     );
   }
 
+  /**
+   * Every visible member's code in the collection's order (heroes, then the rule members in sortBy
+   * order), kept like member pages while the store's catalog stands: browsing a collection page.
+   */
+  async memberCodes(store: Store, id: string, options: ReadOptions): Promise<string[]> {
+    const readKey = await this.#readKey(store, options);
+    const view = (await this.#snapshot(store, readKey)).byId.get(id);
+    if (!view) throw new NotFoundError(`collection ${id} not found`, 'collection_id');
+    return this.deps.listingPages.get(
+      store,
+      `collection-codes:${id}:${readKey}`,
+      async () => {
+        const heroes = [...(await this.deps.products.visibleCodes(store.id, view.heroProducts))];
+        const ordered = view.heroProducts.filter((code) => heroes.includes(code));
+        if (isStatic(view)) return ordered;
+        const spec = sortSpec(compileSort(view.sortBy));
+        const rest = await repo.pageOfVisibleMembers(this.deps.storage.db, store.id, id, spec, view.heroProducts, {
+          offset: 0,
+          limit: view.totalProducts + 1,
+        });
+        return [...ordered, ...rest];
+      },
+      (codes) => 64 * codes.length,
+    );
+  }
+
   async #members(store: Store, view: CollectionView, page: { offset: number; limit: number }) {
     const id = view.id;
     // Heroes first, in their given order (only visible ones); then the rule members in sortBy order.

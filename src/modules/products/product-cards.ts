@@ -4,16 +4,33 @@ import { productCardOf, type ProductCard } from '../../catalog/product-summary.j
 import type { ProductsReadPort } from './products.read-port.js';
 import { AttributeColumns } from '../../catalog/attribute-columns.js';
 import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js';
+import { ListingRows, type ListingSnapshot } from './catalog-listing.js';
+import { isInStock } from '../../catalog/variants.js';
+import type { ProductRecord } from './products.read-port.js';
+
+/** A card as listings show it: the card fields and the product's title (its code when it has none). */
+export type ListingCard = ProductCard & { title: string };
 
 interface CardIndex extends LiveIndex {
-  cards: Map<string, ProductCard>;
+  cards: Map<string, ListingCard>;
   /** Every visible product's attributes, dictionary-encoded by row, for filters. */
   columns: AttributeColumns;
   rowOf: Map<string, number>;
+  /** Family, colour, size, stock, price, age and name by row: grouping, sorting, sizes. */
+  rows: ListingRows;
+}
+
+/** A store's visible products as a listing reads them, at one moment (use it without awaiting in between). */
+export interface CatalogListing {
+  cards: ReadonlyMap<string, ListingCard>;
+  columns: AttributeColumns;
+  rowOf: ReadonlyMap<string, number>;
+  rows: ListingRows;
+  snapshot: ListingSnapshot;
 }
 
 /** Rough bytes of one product in memory (its card, its row of attribute ids, map entries). */
-const BYTES_PER_CARD = 400;
+const BYTES_PER_CARD = 700;
 /** Past this many changes a rebuild reads less than following them. */
 const REBUILD_AFTER = 20_000;
 
@@ -52,10 +69,22 @@ export class ProductCards {
     };
   }
 
-  /** The cards of `codes` as of the store's change sequence `changeSeq` (absent: not visible). */
-  async cardsOf(store: { id: string; changeSeq: number }, codes: readonly string[]): Promise<Map<string, ProductCard>> {
+  /** The store's visible products for a listing (filters, facets, grouping, sorting), as of `changeSeq`. */
+  async listing(store: { id: string; changeSeq: number }): Promise<CatalogListing> {
     const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
-    const found = new Map<string, ProductCard>();
+    return {
+      cards: index.cards,
+      columns: index.columns,
+      rowOf: index.rowOf,
+      rows: index.rows,
+      snapshot: index.rows.snapshot(),
+    };
+  }
+
+  /** The cards of `codes` as of the store's change sequence `changeSeq` (absent: not visible). */
+  async cardsOf(store: { id: string; changeSeq: number }, codes: readonly string[]): Promise<Map<string, ListingCard>> {
+    const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
+    const found = new Map<string, ListingCard>();
     for (const code of codes) {
       const card = index.cards.get(code);
       if (card) found.set(code, card);
@@ -70,9 +99,16 @@ export class ProductCards {
   async #build(storeId: string): Promise<CardIndex> {
     // The sequence first: a change committed while reading is applied by the next follow.
     const seq = await this.deps.changeLog.latest(storeId);
-    const index: CardIndex = { seq, key: 'cards', cards: new Map(), columns: new AttributeColumns(), rowOf: new Map() };
+    const index: CardIndex = {
+      seq,
+      key: 'cards',
+      cards: new Map(),
+      columns: new AttributeColumns(),
+      rowOf: new Map(),
+      rows: new ListingRows(),
+    };
     for await (const page of this.deps.products.pageAll(storeId, { visibleOnly: true }))
-      for (const product of page) place(index, product.code, product.attributes);
+      for (const product of page) place(index, product.code, product);
     return index;
   }
 
@@ -83,22 +119,37 @@ export class ProductCards {
     const codes = changed.get('product') ?? [];
     const visible = await this.deps.products.visibleByCodes(storeId, codes);
     for (const code of codes) place(index, code, undefined);
-    for (const product of visible) place(index, product.code, product.attributes);
+    for (const product of visible) place(index, product.code, product);
     index.seq = upTo;
     return true;
   }
 }
 
-/** Puts a visible product's card and attributes in the index, or (no attributes) takes it out. */
-function place(index: CardIndex, code: string, attributes: Record<string, unknown> | undefined) {
-  if (attributes === undefined) {
+/** Puts a visible product's card and attributes in the index, or (no record) takes it out. */
+function place(index: CardIndex, code: string, product: ProductRecord | undefined) {
+  if (product === undefined) {
     index.cards.delete(code);
     const row = index.rowOf.get(code);
-    if (row !== undefined) index.columns.set(row, {});
+    if (row !== undefined) {
+      index.columns.set(row, {});
+      index.rows.set(row, code, undefined);
+    }
     return;
   }
+  const { attributes } = product;
   let row = index.rowOf.get(code);
   if (row === undefined) index.rowOf.set(code, (row = index.rowOf.size));
-  index.cards.set(code, productCardOf(attributes));
-  index.columns.set(row, attributes);
+  const title = attributes['Product Name'];
+  index.cards.set(code, {
+    title: typeof title === 'string' && title.trim() !== '' ? title : code,
+    ...productCardOf(attributes),
+  });
+  // A listing's Size is a size that can be bought: an out-of-stock SKU's size neither matches a
+  // Size filter nor counts in the Size facet (its other attributes do).
+  index.columns.set(row, isInStock(attributes) ? attributes : withoutSize(attributes));
+  index.rows.set(row, code, product);
+}
+
+function withoutSize(attributes: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(attributes).filter(([name]) => name.trim().toLowerCase() !== 'size'));
 }

@@ -1,4 +1,5 @@
 import { applyMapping, type MappingProfile } from './mapping-profile.js';
+import { isValidStock } from '../../catalog/variants.js';
 import { MISSING_SKU } from './quality-checks.js';
 import { SETTABLE_STATUSES, type ProductStatus } from '../../catalog/statuses.js';
 import { isBlank, TEXT_FIELDS } from '../../catalog/product-fields.js';
@@ -103,6 +104,14 @@ export function normaliseItem(
           `${name} must be a string, got ${Array.isArray(value) ? 'array' : typeof value}`,
         );
     }
+    // Stock drives what a listing offers (a Size filter, a card's sizes): it must read as a count.
+    if (name === 'Stock' && !isValidStock(value))
+      return fail(
+        index,
+        code,
+        'invalid_field',
+        `Stock must be an integer (absent means in stock), got ${JSON.stringify(value)}`,
+      );
     fields[name] = value;
   }
   return { ok: true, item: { index, code, fields, ...(requestedStatus ? { requestedStatus } : {}) } };

@@ -8,6 +8,8 @@ export interface ProductRecord {
   status: string;
   parentCode: string | null;
   attributes: Record<string, unknown>;
+  /** When the product was first stored (ISO 8601): the "newest" sort. */
+  createdAt: string;
 }
 
 export type { ProductSummary };
@@ -17,11 +19,13 @@ const toRecord = (row: {
   status: string;
   parent_code: string | null;
   attributes: string;
+  created_at: string;
 }): ProductRecord => ({
   code: row.product_code,
   status: row.status,
   parentCode: row.parent_code,
   attributes: JSON.parse(row.attributes) as Record<string, unknown>,
+  createdAt: String(row.created_at),
 });
 
 /**

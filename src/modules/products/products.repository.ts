@@ -230,7 +230,7 @@ export async function countSkuRejectionsSince(db: Db, storeId: string, since: st
 
 // ---- the products read port's queries (see products.read-port.ts) ------------------------------
 
-const RECORD_COLUMNS = ['product_code', 'status', 'parent_code', 'attributes'] as const;
+const RECORD_COLUMNS = ['product_code', 'status', 'parent_code', 'attributes', 'created_at'] as const;
 
 /** Products by code, any status, in chunks the engine accepts. */
 export async function findByCodes(db: Db, storeId: string, codes: readonly string[], visibleOnly: boolean) {

@@ -6,7 +6,7 @@ import type { StoresService } from '../stores/stores.service.js';
 import { StoreUuidParams } from '../stores/stores.schemas.js';
 import type { SearchIndexer } from './search-indexer.js';
 import type { SearchService } from './search.service.js';
-import { SynonymsBody } from './search.schemas.js';
+import { SearchRulesBody, SearchRulesResult, SynonymsBody } from './search.schemas.js';
 import { storeSettingRoutes } from '../../http/store-setting-routes.js';
 
 const tags = ['admin'];
@@ -31,6 +31,24 @@ export const searchAdminRoutes: FastifyPluginAsyncTypebox<{
       operationId: 'adminSetSynonyms',
       summary: "Replace a store's search synonyms (applied at query time)",
       handle: (store, body) => search.setSynonyms(store, body),
+    },
+  });
+
+  storeSettingRoutes(app, {
+    path: 'search-rules',
+    tags,
+    body: SearchRulesBody,
+    response: SearchRulesResult,
+    read: {
+      operationId: 'adminGetSearchRules',
+      summary: "Read a store's merchandising rules (search and browse)",
+      handle: (store) => search.getRules(store),
+    },
+    replace: {
+      operationId: 'adminSetSearchRules',
+      summary:
+        "Replace a store's merchandising rules: pin, hide, boost, bury, per query, collection or always, with optional time windows (422 naming the path of a fault, an attribute no product has included); applied from the next request",
+      handle: (store, body) => search.setRules(store, body),
     },
   });
 

@@ -1,12 +1,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { readYourWritesOf } from '../../http/read-your-writes.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError } from '../../errors.js';
-import { FILTERED_WINDOW, type SearchService } from './search.service.js';
-import { SearchQuery, SearchResults } from './search.schemas.js';
-import { formatLimit } from '../../catalog/limits.js';
-import { RANKED_PAGING } from '../../catalog/paging.js';
+import type { SearchService } from './search.service.js';
+import {
+  ListingBody,
+  ListingResult,
+  SearchQuery,
+  SearchResults,
+  SuggestQuery,
+  SuggestResult,
+} from './search.schemas.js';
+import type { GroupVariants } from '../../catalog/variants.js';
+
+/** `true` is search by photo's historical value: one card per family. */
+const groupOf = (value: string): GroupVariants => (value === 'true' ? 'parent' : (value as GroupVariants));
+
+const TOTAL_HEADER = {
+  'X-Total-Count': Type.Integer({ description: 'hits after filters, rules and grouping (cards)' }),
+};
 
 export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> = async (app, { search }) => {
   app.get(
@@ -17,22 +31,81 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
         operationId: 'searchProducts',
         tags: ['search'],
         summary: 'Text search over new and active products',
-        description: `Matches title, category, department, colour and the other text attributes, folding case and accents, with plurals, typo tolerance (1 edit from 5 letters, 2 from 9; never numbers or codes), the last word as a prefix, and the store's synonyms. Exact product_code / parent_code first; phrase and all-words matches above partial ones. \`filters\` (the filter language of search by photo and collections) keeps only the products that satisfy every condition, ranked among the best max(${formatLimit(FILTERED_WINDOW)}, 20 × (offset + limit)) candidates, at most ${formatLimit(RANKED_PAGING.maxOffset)}. Each hit carries its card: parent_code, image_url, price, currency.`,
+        description: `Matches title, category, department, colour and the other text attributes, folding case and accents, with plurals, typo tolerance (1 edit from 5 letters, 2 from 9; never numbers or codes), the last word as a prefix, and the store's synonyms. Exact product_code / parent_code first; phrase and all-words matches above the rest; when no product has every word, the query relaxed (its most common words dropped first). \`filters\` (the filter language of search by photo and collections) keeps the products that satisfy every condition; \`group_variants\` shows one card per family and colour by default; \`sort\` orders them; the store's merchandising rules apply. Each hit carries its card: parent_code, image_url, price, currency (and, grouped, variant_count and sizes). The header X-Total-Count holds the hits after filters and grouping. For facets, browsing and the rest of a listing page: POST /v1/search/query.`,
         querystring: SearchQuery,
-        response: { 200: Envelope(SearchResults), ...standardErrors() },
+        response: { 200: { ...Envelope(SearchResults), headers: TOTAL_HEADER }, ...standardErrors() },
+      },
+    },
+    async (request, reply) => {
+      const { query, q, filters, sort, group_variants: group, offset, limit } = request.query;
+      const text = query ?? q;
+      if (text === undefined) throw new InvalidRequestError("query parameter 'query' is required", 'query');
+      const found = await search.search(
+        request.store,
+        { query: text, filters, sort, group: groupOf(group), offset, limit },
+        readYourWritesOf(request),
+      );
+      void reply.header('X-Total-Count', String(found.total));
+      return ok(request, found.hits);
+    },
+  );
+
+  app.post(
+    '/search/query',
+    {
+      config: { storeScoped: true, shopper: true, readYourWrites: true },
+      schema: {
+        operationId: 'queryListing',
+        tags: ['search'],
+        summary: 'A listing page: search or browse with filters, facets, sort, grouping and rules',
+        description:
+          "Everything a search page or a category page shows in one call. Without `query` (or with an empty one) it browses every visible product, or the members of `collection_id` in the collection's order; `sort` defaults to relevance with words and newest without. `facets` count values over the whole result (families after grouping), each ignoring its own filter (disjunctive: with Colour = Red chosen, the Colour facet still counts Blue). `price_range` ignores a Selling Price filter. A `Size` filter matches only in-stock SKUs (Stock absent or above 0). Merchandising rules apply (pins, hides, boosts, buries; see /admin/v1/stores/{store_uuid}/search-rules) and `applied_rules` names those that acted. Publishable keys allowed.",
+        querystring: Type.Object({ store_uuid: Type.String() }),
+        body: ListingBody,
+        response: { 200: Envelope(ListingResult), ...standardErrors() },
       },
     },
     async (request) => {
-      const text = request.query.query ?? request.query.q;
-      if (text === undefined) throw new InvalidRequestError("query parameter 'query' is required", 'query');
-      return ok(
+      const body = request.body;
+      const answer = await search.listing(
+        request.store,
+        {
+          query: body.query,
+          filters: body.filters,
+          facets: body.facets,
+          facetLimit: body.facet_limit,
+          sort: body.sort,
+          group: groupOf(body.group_variants),
+          collectionId: body.collection_id,
+          offset: body.offset,
+          limit: body.limit,
+        },
+        readYourWritesOf(request),
+      );
+      return ok(request, answer);
+    },
+  );
+
+  app.get(
+    '/search/suggest',
+    {
+      config: { storeScoped: true, shopper: true, readYourWrites: true },
+      schema: {
+        operationId: 'suggestSearches',
+        tags: ['search'],
+        summary: 'Suggestions while typing: completions, products, categories',
+        querystring: SuggestQuery,
+        response: { 200: Envelope(SuggestResult), ...standardErrors() },
+      },
+    },
+    async (request) =>
+      ok(
         request,
-        await search.search(
+        await search.suggest(
           request.store,
-          { query: text, offset: request.query.offset, limit: request.query.limit, filters: request.query.filters },
+          { prefix: request.query.prefix, limit: request.query.limit },
           readYourWritesOf(request),
         ),
-      );
-    },
+      ),
   );
 };

@@ -20,6 +20,8 @@ export interface Store {
   complementsTaxonomy: string | null;
   /** The store's catalog vocabulary overrides JSON, or null for none. */
   vocabularyOverrides: string | null;
+  /** The store's merchandising rules JSON (search and browse), or null for none. */
+  searchRules: string | null;
   /** The store's change sequence when the row was read (every catalog write bumps it). */
   changeSeq: number;
   /** The version of the store's complement pins when the row was read (every change to them bumps it). */
@@ -48,6 +50,7 @@ export function storeFromRow(row: Omit<Selectable<StoresTable>, 'allowed_origins
     synonyms: row.synonyms ? (JSON.parse(row.synonyms) as string[][]) : [],
     complementsTaxonomy: row.complements,
     vocabularyOverrides: row.vocabulary,
+    searchRules: row.search_rules,
     changeSeq: Number(row.change_seq),
     pinsVersion: Number(row.pins_version),
     createdAt: row.created_at,

@@ -120,6 +120,7 @@ const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) =>
       's.synonyms',
       's.complements',
       's.vocabulary',
+      's.search_rules',
     ])
     .where('t.token_hash', '=', p.tokenHash)
     .where('t.revoked_at', 'is', null),
@@ -160,6 +161,10 @@ export async function setAllowedOrigins(db: Db, storeId: string, origins: string
 export async function changeSequences(db: Db): Promise<Array<{ id: string; change_seq: number }>> {
   const rows = await db.selectFrom('stores').select(['id', 'change_seq']).execute();
   return rows.map((row) => ({ id: row.id, change_seq: Number(row.change_seq) }));
+}
+
+export async function updateSearchRules(db: Db, storeId: string, rules: string | null) {
+  await db.updateTable('stores').set({ search_rules: rules }).where('id', '=', storeId).execute();
 }
 
 export async function updateVocabulary(db: Db, storeId: string, vocabulary: string | null) {

@@ -235,6 +235,12 @@ export class StoresService {
     await repo.updateSynonyms(this.storage.db, storeUuid, JSON.stringify(synonyms));
   }
 
+  /** Stores a store's merchandising rules (JSON; null for none), as the search module checked them. */
+  async saveSearchRules(storeUuid: string, rules: string | null): Promise<void> {
+    await this.getStore(storeUuid);
+    await repo.updateSearchRules(this.storage.db, storeUuid, rules);
+  }
+
   /** Stores a store's complement taxonomy (JSON; null for the shipped one). The complements module owns its meaning. */
   async setComplementsTaxonomy(storeId: string, taxonomy: string | null): Promise<void> {
     await repo.updateComplements(this.storage.db, storeId, taxonomy);

@@ -203,6 +203,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/stores/{store_uuid}/search-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a store's merchandising rules (search and browse) */
+        get: operations["adminGetSearchRules"];
+        /** Replace a store's merchandising rules: pin, hide, boost, bury, per query, collection or always, with optional time windows (422 naming the path of a fault, an attribute no product has included); applied from the next request */
+        put: operations["adminSetSearchRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/stores/{store_uuid}/synonyms": {
         parameters: {
             query?: never;
@@ -668,11 +686,53 @@ export interface paths {
         };
         /**
          * Text search over new and active products
-         * @description Matches title, category, department, colour and the other text attributes, folding case and accents, with plurals, typo tolerance (1 edit from 5 letters, 2 from 9; never numbers or codes), the last word as a prefix, and the store's synonyms. Exact product_code / parent_code first; phrase and all-words matches above partial ones. `filters` (the filter language of search by photo and collections) keeps only the products that satisfy every condition, ranked among the best max(2,000, 20 × (offset + limit)) candidates, at most 10,000. Each hit carries its card: parent_code, image_url, price, currency.
+         * @description Matches title, category, department, colour and the other text attributes, folding case and accents, with plurals, typo tolerance (1 edit from 5 letters, 2 from 9; never numbers or codes), the last word as a prefix, and the store's synonyms. Exact product_code / parent_code first; phrase and all-words matches above the rest; when no product has every word, the query relaxed (its most common words dropped first). `filters` (the filter language of search by photo and collections) keeps the products that satisfy every condition; `group_variants` shows one card per family and colour by default; `sort` orders them; the store's merchandising rules apply. Each hit carries its card: parent_code, image_url, price, currency (and, grouped, variant_count and sizes). The header X-Total-Count holds the hits after filters and grouping. For facets, browsing and the rest of a listing page: POST /v1/search/query.
          *
          *     Allowed with a publishable (search) key.
          */
         get: operations["searchProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A listing page: search or browse with filters, facets, sort, grouping and rules
+         * @description Everything a search page or a category page shows in one call. Without `query` (or with an empty one) it browses every visible product, or the members of `collection_id` in the collection's order; `sort` defaults to relevance with words and newest without. `facets` count values over the whole result (families after grouping), each ignoring its own filter (disjunctive: with Colour = Red chosen, the Colour facet still counts Blue). `price_range` ignores a Selling Price filter. A `Size` filter matches only in-stock SKUs (Stock absent or above 0). Merchandising rules apply (pins, hides, boosts, buries; see /admin/v1/stores/{store_uuid}/search-rules) and `applied_rules` names those that acted. Publishable keys allowed.
+         *
+         *     Allowed with a publishable (search) key.
+         */
+        post: operations["queryListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search/suggest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Suggestions while typing: completions, products, categories
+         * @description Allowed with a publishable (search) key.
+         */
+        get: operations["suggestSearches"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1262,9 +1322,91 @@ export interface components {
             /** @description Selling Price as a number; null when missing or not a valid price */
             price: number | null;
             product_code: string;
-            /** @description in (0, 1], best first; 1 = exact product_code or parent_code; otherwise (tier + r/(r+1))/4 with tier 2 for the words as a phrase in the title, 1 for all words, 0.5 for all words with some matched only through the resolved audience or colour family ("women" for a Ladieswear department, "green" for Greenish Khaki), 0 for some, r the engine relevance (title and category weighted above other attributes). Equal scores are ordered by product_code. */
-            score: number;
+            /** @description in (0, 1], best first; 1 = exact product_code or parent_code; otherwise (tier + r/(r+1))/4 with tier 2 for the words as a phrase in the title, 1 for all words, 0.5 for all words with some matched only through the resolved audience or colour family ("women" for a Ladieswear department, "green" for Greenish Khaki), 0 for some, r the engine relevance (title and category weighted above other attributes). Equal scores are ordered by product_code. Absent when browsing (no words). */
+            score?: number;
+            /** @description grouped: the group's sizes in stock (Stock absent or above 0), in size-chart order (XXS … 5XL, then numbers ascending, then others as written) */
+            sizes?: string[];
             title: string;
+            /** @description grouped: the visible SKUs of the card's group (family, and colour with group_variants=colour) */
+            variant_count?: number;
+        };
+        SearchListing: {
+            /** @description ids of the merchandising rules that acted on this result */
+            applied_rules: string[];
+            /** @description the spelling the catalog supports when a word was not in it (the hits are for it) */
+            corrected_query: string | null;
+            /** @description per facet asked for: [{value, count}] most frequent first, at most facet_limit */
+            facets: {
+                [key: string]: {
+                    count: number;
+                    value: string;
+                }[];
+            };
+            hits: components["schemas"]["SearchHit"][];
+            /** @description min and max valid Selling Price over the result, ignoring a Selling Price filter; null when none */
+            price_range: {
+                max: number;
+                min: number;
+            } | null;
+            /** @description nothing had every word: the hits are for the query with its least specific words dropped */
+            relaxed: boolean;
+            /** @description hits after rules, filters and grouping (cards) */
+            total: number;
+        };
+        SearchRule: {
+            /** Format: date-time */
+            active_from?: string;
+            /**
+             * Format: date-time
+             * @description exclusive
+             */
+            active_until?: string;
+            /** @description relevance of matching products multiplied by 1 + weight (relevance order only) */
+            boost?: {
+                /** @description the catalog's filter language */
+                filters: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description above 0
+                 * @default 1
+                 */
+                weight: number;
+            }[];
+            /** @description after every other product, whatever the sort */
+            bury?: {
+                /** @description the catalog's filter language */
+                filters: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description never shown: hits, totals and facets agree */
+            hide?: string[];
+            id: string;
+            /** @description positions on page 1 (1-based) held whatever the sort, when the product is visible and passes the filters */
+            pin?: {
+                position: number;
+                product_code: string;
+            }[];
+            /** @description {"query": "summer dress", "match": "exact" | "contains"} (words folded), {"collection_id": "…"} (browsing it) or {"always": true} */
+            when: unknown;
+        };
+        SearchSuggestions: {
+            /** @description Category labels with a word starting with the last word typed; count: cards (families and colours) */
+            categories: {
+                count: number;
+                value: string;
+            }[];
+            products: {
+                image_url: string;
+                product_code: string;
+                title: string;
+            }[];
+            /** @description completions of the last word from the catalog's words, most frequent first (typo-tolerant from the third character); hits: products carrying the completed word (with earlier words: of the rarest, an upper bound) */
+            queries: {
+                hits: number;
+                text: string;
+            }[];
         };
         Store: {
             /** @description channel code -> number of distinct parent_codes with at least one asset link on it */
@@ -2406,6 +2548,87 @@ export interface operations {
                         data: {
                             indexed: number;
                             seconds: number;
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminGetSearchRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rules: components["schemas"]["SearchRule"][];
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminSetSearchRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description SearchRule objects, applied in order (an earlier pin keeps its position) */
+                    rules: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rules: components["schemas"]["SearchRule"][];
                         };
                         status: components["schemas"]["SuccessStatus"];
                     };
@@ -4162,12 +4385,129 @@ export interface operations {
             query: {
                 /** @description JSON object in the catalog's filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store's vocabulary overrides). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing. */
                 filters?: string;
+                /** @description colour: one card per family (products sharing a parent_code, and the product whose code that is) and Colour; parent (alias true): one card per family; false: every SKU. A card shows the variant that ranks best in the order asked for. */
+                group_variants?: "colour" | "parent" | "false" | "true";
                 limit?: number;
                 offset?: number;
                 /** @description alias of query */
                 q?: string;
                 /** @description search text (alias q); empty or whitespace: 422 */
                 query?: string;
+                /** @description relevance (default with words), newest (default without: first stored first), price_asc / price_desc (products without a valid price last), name_asc; ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort. */
+                sort?: "relevance" | "newest" | "price_asc" | "price_desc" | "name_asc";
+                store_uuid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description hits after filters, rules and grouping (cards) */
+                    "X-Total-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SearchHit"][];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
+        };
+    };
+    queryListing: {
+        parameters: {
+            query: {
+                store_uuid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description browse (or search within) a collection's members, in its order unless sort says otherwise; unknown: 404 */
+                    collection_id?: string;
+                    /** @default 50 */
+                    facet_limit?: number;
+                    /** @description attribute names to count values of over the whole result (families after grouping); disjunctive: a facet ignores its own filter */
+                    facets?: string[];
+                    /** @description an object in the catalog's filter language (see GET /v1/search `filters`); a wrong shape: 422 naming the path */
+                    filters?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description colour: one card per family (products sharing a parent_code, and the product whose code that is) and Colour; parent (alias true): one card per family; false: every SKU. A card shows the variant that ranks best in the order asked for.
+                     * @default colour
+                     */
+                    group_variants: "colour" | "parent" | "false" | "true";
+                    /** @default 20 */
+                    limit: number;
+                    /** @default 0 */
+                    offset: number;
+                    /** @description words; absent or empty: browse every visible product (or the collection) */
+                    query?: string;
+                    /** @description relevance (default with words), newest (default without: first stored first), price_asc / price_desc (products without a valid price last), name_asc; ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort. */
+                    sort?: "relevance" | "newest" | "price_asc" | "price_desc" | "name_asc";
+                };
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SearchListing"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
+        };
+    };
+    suggestSearches: {
+        parameters: {
+            query: {
+                /** @description suggestions of each kind */
+                limit?: number;
+                /** @description what the shopper has typed so far */
+                prefix: string;
                 store_uuid: string;
             };
             header?: never;
@@ -4189,7 +4529,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["SearchHit"][];
+                        data: components["schemas"]["SearchSuggestions"];
                         status: components["schemas"]["SuccessStatus"];
                     };
                 };

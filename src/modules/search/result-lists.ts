@@ -1,0 +1,247 @@
+import type { StorageHandle } from '../../storage/database.js';
+import { BoundedCache } from '../../storage/bounded-cache.js';
+import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
+import {
+  analyzeSynonyms,
+  commonWordRelaxations,
+  containsPhrase,
+  planQuery,
+  relaxations,
+  withoutConcepts,
+  type QueryPlan,
+  type SynonymGroups,
+} from '../../search/query-plan.js';
+import type { TextHit, TextIndex } from '../../search/text-index.js';
+import { TypoIndex } from '../../search/typo-index.js';
+import { allowedEdits, rawTokens, stem } from '../../search/analyzer.js';
+import { isCatalogWord } from '../../catalog/vocabulary/search-words.js';
+import { RANKED_PAGING } from '../../catalog/paging.js';
+import type { ProductsReadPort } from '../products/products.read-port.js';
+import type { Store } from '../stores/store.js';
+import type { SearchIndexer } from './search-indexer.js';
+import * as repo from './search.repository.js';
+
+export interface SearchResult {
+  product_code: string;
+  title: string;
+  score: number;
+}
+
+/** Everything a query matches, best first (at most the ranked window), and how it was read. */
+export interface ResultList {
+  hits: SearchResult[];
+  /** The spelling the catalog supports, when a word of the query is not in it and was read as another. */
+  correctedQuery: string | null;
+  /** Nothing had every word: the hits are for the query with its least specific words dropped. */
+  relaxed: boolean;
+}
+
+/**
+ * Score in (0, 1], best first (documented in the OpenAPI description):
+ * 1 for an exact product_code / parent_code; otherwise (tier + r / (r + 1)) / 4 with tier 2 for
+ * a phrase match in the title (all words in order), 1 for all words anywhere, 0.5 for all words
+ * with some matched only by the audience or colour family the catalog vocabulary resolved, 0 for some words,
+ * and r the engine's relevance (bm25 / ts_rank with title and category weighted above the rest).
+ */
+export function shapeScore(tier: number, relevance: number): number {
+  const r = Math.max(relevance, 0);
+  return Math.max((tier + r / (r + 1)) / 4, 1e-6);
+}
+
+/** A store's typo vocabulary (LiveStoreIndex): `seq` is the search index's cursor when it was last read. */
+interface VocabularyEntry extends LiveIndex {
+  /** The last search_vocab row read (the terms are written in the transaction that moves the cursor). */
+  termSeq: number;
+  index: TypoIndex;
+  terms: number;
+}
+
+const VOCABULARY_KEY = 'terms';
+/** Rough bytes a vocabulary term costs in memory (the term, its deletion neighbourhood, map entries). */
+const BYTES_PER_TERM = 600;
+/** Rough bytes one hit of a cached result list holds (its object; the strings are shared). */
+const BYTES_PER_HIT = 80;
+
+/**
+ * A query's whole result list from the store's text index: exact codes, then every product with all
+ * the words (phrase in the title first), up to the ranked window; when nothing has every word, the
+ * query relaxed. Lists are kept per store while its catalog is unchanged and its index current, so a
+ * listing page's next page, facet click or sort costs no query.
+ */
+export class ResultLists {
+  readonly #vocabularies: LiveStoreIndex<VocabularyEntry>;
+  readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
+  readonly #lists: BoundedCache<ResultList> | undefined;
+
+  constructor(
+    private readonly deps: {
+      storage: StorageHandle;
+      textIndex: TextIndex;
+      indexer: SearchIndexer;
+      products: ProductsReadPort;
+      vocabularyBytes: number;
+      resultBytes: number;
+    },
+  ) {
+    // A budget of 0 keeps no list: every query is read from the text index.
+    this.#lists =
+      deps.resultBytes > 0
+        ? new BoundedCache('search.results', deps.resultBytes, (list) => 200 + list.hits.length * BYTES_PER_HIT)
+        : undefined;
+    this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
+      name: 'search.vocabulary',
+      budgetBytes: deps.vocabularyBytes,
+      sizeOf: (entry) => 256 + entry.terms * BYTES_PER_TERM,
+      build: async (storeId, target) => {
+        const entry: VocabularyEntry = { seq: -1, key: VOCABULARY_KEY, termSeq: -1, index: new TypoIndex(), terms: 0 };
+        await this.#readTerms(storeId, entry, target.seq);
+        return entry;
+      },
+      follow: async (storeId, entry, target) => {
+        await this.#readTerms(storeId, entry, target.seq);
+        return true;
+      },
+    });
+  }
+
+  /**
+   * The store's vocabulary, extended with the terms indexed since this process last looked. The
+   * indexer adds terms in the transaction that moves its cursor, so while the cursor has not moved
+   * there is nothing new to read; without a cursor, the terms are read.
+   */
+  async vocabulary(storeId: string, cursor: number | undefined): Promise<TypoIndex> {
+    const target = { seq: cursor ?? Number.POSITIVE_INFINITY, key: VOCABULARY_KEY };
+    return (await this.#vocabularies.current(storeId, target, undefined)).index;
+  }
+
+  async #readTerms(storeId: string, entry: VocabularyEntry, cursor: number) {
+    const rows = await repo.vocabularySince(this.deps.storage.db, storeId, entry.termSeq);
+    for (const row of rows) {
+      entry.index.add(row.term, Number(row.df));
+      if (Number(row.seq) > entry.termSeq) entry.termSeq = Number(row.seq);
+    }
+    entry.terms += rows.length;
+    entry.seq = Number.isFinite(cursor) ? cursor : -1;
+  }
+
+  /** The store's vocabulary as of its index (read-your-writes applied first when asked). */
+  async currentVocabulary(store: Store, options: { readYourWrites: boolean }): Promise<TypoIndex> {
+    const { cursor } = await this.deps.indexer.follower.readYourWritesAt(store, { apply: options.readYourWrites });
+    return this.vocabulary(store.id, cursor);
+  }
+
+  /** The best few products for text being typed (its last word a prefix), as cheap as a plain search. */
+  async topHits(store: Store, text: string, vocabulary: TypoIndex, limit: number): Promise<string[]> {
+    const plan = withoutConcepts(planQuery(text, vocabulary, this.synonymsOf(store), { lastWordIsPrefix: true }));
+    if (plan.clauses.length === 0) return [];
+    const hits = await this.deps.textIndex.search(store.id, plan, 'all', limit + 10);
+    return hits.map((hit) => hit.productCode);
+  }
+
+  synonymsOf(store: Store): SynonymGroups {
+    const source = JSON.stringify(store.synonyms);
+    const cached = this.#synonyms.get(store.id);
+    if (cached && cached.source === source) return cached.groups;
+    const groups = analyzeSynonyms(store.synonyms);
+    this.#synonyms.set(store.id, { source, groups });
+    return groups;
+  }
+
+  /** `readYourWrites`: apply the store's few pending changes to the index first (the route says so). */
+  async resultList(store: Store, text: string, options: { readYourWrites: boolean }): Promise<ResultList> {
+    const query = text.trim();
+    const key = `${store.id}\u0000${store.changeSeq}\u0000${JSON.stringify(store.synonyms)}\u0000${text}`;
+    const cached = this.#lists?.get(key);
+    if (cached) return cached;
+    const { list, current } = await this.#compute(store, query, !/\s$/.test(text), options);
+    // A list read while the index was behind the catalog is of that moment only.
+    if (current) this.#lists?.set(key, list);
+    return list;
+  }
+
+  async #compute(store: Store, query: string, lastWordIsPrefix: boolean, options: { readYourWrites: boolean }) {
+    const window = RANKED_PAGING.maxOffset;
+    // Independent round trips at once: the exact-code lookup reads the products, the vocabulary must
+    // follow the index once read-your-writes has brought it up to date.
+    const [exact, { vocabulary, current }] = await Promise.all([
+      this.deps.products.visibleByExactCode(store.id, query, window),
+      this.deps.indexer.follower
+        .readYourWritesAt(store, { apply: options.readYourWrites })
+        .then(async ({ lag, cursor }) => ({
+          vocabulary: await this.vocabulary(store.id, cursor),
+          // Every product write and its change-log entry commit together, and the indexer moves its
+          // cursor with what it wrote: no lag means no product was hidden or deleted since it was indexed.
+          current: lag === 0,
+        })),
+    ]);
+    const results = new Map<string, SearchResult>();
+    for (const hit of exact) results.set(hit.code, { product_code: hit.code, title: hit.title, score: 1 });
+    const wide = planQuery(query, vocabulary, this.synonymsOf(store), { lastWordIsPrefix, concepts: true });
+    const plan = withoutConcepts(wide);
+    let relaxed = false;
+    const scored: SearchResult[] = [];
+    if (plan.clauses.length > 0) {
+      const seen = new Set(results.keys());
+      const add = (hit: TextHit, tier: number) => {
+        if (seen.has(hit.productCode)) return;
+        seen.add(hit.productCode);
+        scored.push({ product_code: hit.productCode, title: hit.title, score: shapeScore(tier, hit.relevance) });
+      };
+      const search = (p: QueryPlan, mode: 'all' | 'any') => this.deps.textIndex.search(store.id, p, mode, window);
+      const all = await search(plan, 'all');
+      for (const hit of all) add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
+      // Then every word, some only through what the catalog vocabulary resolved ("women" for `Ladieswear`).
+      if (all.length < window && wide !== plan) for (const hit of await search(wide, 'all')) add(hit, 0.5);
+      // Nothing has every word: the query relaxed, its most common (least specific) words dropped first.
+      if (scored.length === 0 && results.size === 0) {
+        for (const partial of [...relaxations(plan, vocabulary), ...commonWordRelaxations(plan, vocabulary)]) {
+          for (const hit of await search(partial, 'all')) add(hit, 0);
+          if (scored.length > 0) break;
+        }
+        relaxed = scored.length > 0;
+      }
+    }
+    const visible = current ? scored : await this.#visible(store.id, scored);
+    for (const hit of visible) results.set(hit.product_code, hit);
+    const hits = [...results.values()]
+      .sort(
+        (a, b) => b.score - a.score || (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0),
+      )
+      .slice(0, window);
+    const correctedQuery = hits.length > 0 && !relaxed ? correction(query, vocabulary) : null;
+    return { list: { hits, correctedQuery, relaxed }, current };
+  }
+
+  /**
+   * Drops hits whose product was deleted or hidden after it was indexed: while the index is behind
+   * (a backlog larger than read-your-writes applies inline), it follows within moments.
+   */
+  async #visible(storeId: string, hits: SearchResult[]): Promise<SearchResult[]> {
+    if (hits.length === 0) return hits;
+    const visible = await this.deps.products.visibleCodes(
+      storeId,
+      hits.map((hit) => hit.product_code),
+    );
+    return hits.filter((hit) => visible.has(hit.product_code));
+  }
+}
+
+/**
+ * The query as the catalog spells it: each word the store's words do not hold (nor its vocabulary
+ * know) replaced by its most frequent typo candidate; null when no word was replaced.
+ */
+export function correction(query: string, vocabulary: TypoIndex): string | null {
+  const words = rawTokens(query);
+  let changed = false;
+  const spelled = words.map((word) => {
+    if (vocabulary.has(word) || vocabulary.has(stem(word)) || isCatalogWord(word) || allowedEdits(word) === 0)
+      return word;
+    const best = vocabulary
+      .candidates([stem(word), word], allowedEdits(word), 3)
+      .sort((a, b) => vocabulary.frequency(b) - vocabulary.frequency(a))[0];
+    if (best === undefined) return word;
+    changed = true;
+    return best;
+  });
+  return changed ? spelled.join(' ') : null;
+}

@@ -1,0 +1,87 @@
+import { rawTokens, stem } from '../../search/analyzer.js';
+import type { Store } from '../stores/store.js';
+import type { ProductCards } from '../products/product-cards.js';
+import type { ResultLists } from './result-lists.js';
+import { discover } from './discovery.js';
+import { NO_RULES } from './search-rules.js';
+import { BUILT_IN } from '../../catalog/filters.js';
+
+export interface Suggestions {
+  queries: Array<{ text: string; hits: number }>;
+  products: Array<{ product_code: string; title: string; image_url: string }>;
+  categories: Array<{ value: string; count: number }>;
+}
+
+/** Typo tolerance starts at the third character typed. */
+const FUZZY_FROM = 3;
+
+/**
+ * Suggestions for text being typed: completions of its last word from the catalog's own words (most
+ * frequent first; from the third character also words one edit away), the best products for the text
+ * so far, and the categories whose label has a word starting with what was typed. `hits` of a
+ * completion is the number of products carrying the completed word, and for several words the count
+ * of its rarest word: at most that many products have them all.
+ */
+export async function suggest(
+  lists: ResultLists,
+  cards: ProductCards,
+  store: Store,
+  input: { prefix: string; limit: number },
+  options: { readYourWrites: boolean },
+): Promise<Suggestions> {
+  const words = rawTokens(input.prefix);
+  if (words.length === 0) return { queries: [], products: [], categories: [] };
+  const last = words[words.length - 1];
+  const head = words.slice(0, -1);
+  const vocabulary = await lists.currentVocabulary(store, options);
+  const topCodes = await lists.topHits(store, input.prefix, vocabulary, input.limit);
+
+  // Completions, one per stem ("dress" and "dresses" are one suggestion), exact ones before fuzzy ones.
+  const completions: string[] = [];
+  const stems = new Set<string>();
+  const take = (terms: string[]) => {
+    for (const term of terms) {
+      if (completions.length >= input.limit) return;
+      if (/^\d+$/.test(term) || stems.has(stem(term))) continue;
+      stems.add(stem(term));
+      completions.push(term);
+    }
+  };
+  take(vocabulary.completions(last, input.limit * 4));
+  if (completions.length < input.limit && last.length >= FUZZY_FROM)
+    take(vocabulary.completions(last, input.limit * 4, true));
+  const headCount = Math.min(...head.map((w) => vocabulary.frequency(w) || vocabulary.frequency(stem(w))), Infinity);
+  const queries = completions.map((word) => ({
+    text: [...head, word].join(' '),
+    hits: Math.min(headCount, vocabulary.frequency(word)),
+  }));
+
+  const listing = await cards.listing(store);
+  const products = topCodes
+    .filter((code) => listing.cards.has(code))
+    .slice(0, input.limit)
+    .map((code) => {
+      const card = listing.cards.get(code)!;
+      return { product_code: code, title: card.title, image_url: card.image_url };
+    });
+  const categoryCounts = listing.snapshot.memo(
+    'suggest:categories',
+    () =>
+      discover(listing, {
+        candidates: { kind: 'browse' },
+        filters: [],
+        resolver: BUILT_IN,
+        facets: ['Category'],
+        facetLimit: Number.MAX_SAFE_INTEGER,
+        sort: 'relevance',
+        group: 'colour',
+        offset: 0,
+        limit: 0,
+        rules: NO_RULES,
+      }).facets.Category,
+  );
+  const categories = categoryCounts
+    .filter(({ value }) => rawTokens(value).some((word) => word.startsWith(last)))
+    .slice(0, input.limit);
+  return { queries, products, categories };
+}
