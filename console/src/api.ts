@@ -135,7 +135,7 @@ export async function download(path: string, query: Query, filename: string): Pr
 // The API's own schemas, as generated for @vitrine/client from /openapi.json: a field the API renames
 // or drops fails the console's type check instead of showing blank cells.
 
-type Schemas = components['schemas'];
+export type Schemas = components['schemas'];
 export type StoreRef = Pick<Schemas['StoreSummary'], 'store_uuid' | 'store_name' | 'default_channel'>;
 export type StoreDetails = Schemas['Store'];
 export type Product = Schemas['Product'];

@@ -50,7 +50,7 @@ export class AttributeColumns {
    */
   compile(filters: CompiledFilters, resolver: AudienceResolver = BUILT_IN): (row: number) => boolean {
     if (filters.length === 0) return () => true;
-    const tests: Array<{ column: Int32Array; ids: Set<number> }> = [];
+    const tests: Array<{ column: Int32Array; accepted: Uint8Array }> = [];
     for (const { field, condition } of filters) {
       const key = field.trim().toLowerCase();
       const column = this.#columns.get(key);
@@ -64,9 +64,16 @@ export class AttributeColumns {
           ),
         );
       if (!column || ids.size === 0) return () => false;
-      tests.push({ column, ids });
+      // A table by value id: one array read per row and condition.
+      const accepted = new Uint8Array(this.#values.length);
+      for (const id of ids) accepted[id] = 1;
+      tests.push({ column, accepted });
     }
-    return (row) => tests.every(({ column, ids }) => ids.has(column[row]));
+    if (tests.length === 1) {
+      const [{ column, accepted }] = tests;
+      return (row) => accepted[column[row]] === 1;
+    }
+    return (row) => tests.every(({ column, accepted }) => accepted[column[row]] === 1);
   }
 
   /** The column of an attribute (any case), value ids by row; undefined when no product has it. */

@@ -81,6 +81,13 @@ export class PostgresTextIndex implements TextIndex {
     await trx.deleteFrom('search_docs').where('store_id', '=', storeId).execute();
   }
 
+  async count(storeId: string, plan: QueryPlan): Promise<number> {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM search_docs, to_tsquery('simple', ${tsQueryExpression(plan, 'all')}) AS q
+      WHERE store_id = ${storeId} AND tsv @@ q`.execute(this.storage.db);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]> {
     const { rows } = await sql<{ product_code: string; title: string; title_terms: string; rank: number }>`
       SELECT product_code, title, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank

@@ -130,6 +130,38 @@ export class SqliteTextIndex implements TextIndex {
     }
   }
 
+  async count(storeId: string, plan: QueryPlan): Promise<number> {
+    const table = await this.#existingTable(storeId);
+    const conceptClauses = plan.clauses.filter((alts) => alts.some(isConcept));
+    const plain = plan.clauses.filter((alts) => !alts.some(isConcept));
+    if (plain.length > 0 && !table) return 0;
+    let query;
+    if (conceptClauses.length === 0)
+      query = sql<{
+        n: number;
+      }>`SELECT count(*) AS n FROM ${sql.table(table!)} WHERE ${sql.table(table!)} MATCH ${matchExpression(plan, 'all')}`;
+    else {
+      const filters = sql.join(
+        conceptClauses.map((alts) => conceptClause(table, alts)),
+        sql` AND `,
+      );
+      query =
+        plain.length > 0
+          ? sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table!)} f JOIN search_docs d ON d.id = f.rowid
+              WHERE ${sql.table(table!)} MATCH ${matchExpression({ ...plan, clauses: plain }, 'all')} AND ${filters}`
+          : sql<{ n: number }>`SELECT count(*) AS n FROM search_docs d WHERE d.store_id = ${storeId} AND ${filters}`;
+    }
+    try {
+      return Number((await query.execute(this.storage.db)).rows[0]?.n ?? 0);
+    } catch (error) {
+      if (table && /no such table/.test((error as Error).message)) {
+        this.#tables.delete(table);
+        return 0;
+      }
+      throw error;
+    }
+  }
+
   async #search(
     storeId: string,
     table: string | undefined,

@@ -32,6 +32,8 @@ export interface TextIndex {
   clearStore(trx: Db, storeId: string): Promise<void>;
   /** Best first; `relevance` is positive, higher is better (engine-specific scale). */
   search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]>;
+  /** How many documents match every clause (what `search(plan, 'all', ∞)` would return, counted). */
+  count(storeId: string, plan: QueryPlan): Promise<number>;
   /** After writes were committed: tidies what they left for reads to wade through (PostgreSQL). */
   settle?(): Promise<void>;
 }

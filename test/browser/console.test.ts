@@ -403,10 +403,35 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
 
   it('runs a text search as a shopper sees it', async () => {
     await page.goto(console(`#/s/${store.store_uuid}/search`));
-    await page.getByLabel('Search as a shopper').fill('red dress');
     const results = page.getByTestId('results').first();
+    // Without words it browses the catalog, newest first, with facets beside the results.
     await results.locator('li').first().waitFor();
-    assert.match(await results.locator('li').first().innerText(), /Red Midi Dress[\s\S]*DRESS-1/);
+    await page.getByRole('group', { name: 'Category' }).waitFor();
+    await page.getByLabel('Search as a shopper').fill('red dress');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /results/ })
+      .first()
+      .waitFor();
+    const first = results.locator('li').first();
+    for (let i = 0; i < 50 && !/DRESS-1/.test(await first.innerText()); i++) await page.waitForTimeout(100);
+    assert.match(await first.innerText(), /Red Midi Dress[\s\S]*DRESS-1/);
+    // Ticking a facet value filters the listing; the facet still offers the other values (disjunctive).
+    await page.getByLabel('Search as a shopper').fill('');
+    const category = page.getByRole('group', { name: 'Category' });
+    const boxes = category.getByRole('checkbox');
+    // The browse replaces the words' facets once the typing pause (250 ms) and the request are over.
+    let offered = 0;
+    for (let i = 0; i < 50; i++) {
+      await page.waitForTimeout(100);
+      const now = await boxes.count();
+      if (now > 1 && now === offered) break;
+      offered = now;
+    }
+    assert.ok(offered > 1, `${offered} categories offered when browsing`);
+    await boxes.first().check();
+    await page.waitForTimeout(400);
+    assert.equal(await category.getByRole('checkbox').count(), offered);
   });
 
   it('runs a photo search, and says a 20 MB photo is too large', async () => {

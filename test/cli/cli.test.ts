@@ -175,6 +175,35 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
+    it("shows and sets a store's merchandising rules, refusing a faulty rule with its path", () => {
+      const created = jsonOf(cli('store', 'create', '--workspace-name', 'Rules', '--name', 'R', '--json'));
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-rules-'));
+      const file = path.join(dir, 'rules.json');
+      const rules = [
+        { id: 'pin', when: { query: 'dress', match: 'contains' }, pin: [{ product_code: 'A', position: 2 }] },
+        { id: 'hide', when: { always: true }, hide: ['B'] },
+      ];
+      fs.writeFileSync(file, JSON.stringify({ rules }));
+      const set = cli('search-rules', 'set', '--store', created.store_uuid, '--file', file, '--json');
+      assert.equal(set.status, 0, set.stderr);
+      assert.equal(JSON.parse(set.stdout).rules.length, 2);
+      const shown = cli('search-rules', 'show', '--store', created.store_uuid);
+      assert.equal(shown.status, 0, shown.stderr);
+      assert.deepEqual(
+        JSON.parse(shown.stdout).rules.map((r: { id: string }) => r.id),
+        ['pin', 'hide'],
+      );
+      fs.writeFileSync(
+        file,
+        JSON.stringify({ rules: [{ id: 'x', when: { always: true }, boost: [{ filters: { Fabrik: 'silk' } }] }] }),
+      );
+      const bad = cli('search-rules', 'set', '--store', created.store_uuid, '--file', file);
+      assert.notEqual(bad.status, 0);
+      assert.match(bad.stderr, /rules\[0\]\.boost\[0\]\.filters\.Fabrik/);
+      assert.equal(bad.stderr.trim().split('\n').length, 1);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
     it("issues a publishable key for named stores and sets a store's allowed origins", () => {
       const created = jsonOf(cli('store', 'create', '--workspace-name', 'Front', '--name', 'Shop', '--json'));
       const key = jsonOf(

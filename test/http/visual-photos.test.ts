@@ -60,8 +60,8 @@ describeEachDialect(
           product('STRIPES', '/green-stripes.jpg'),
           product('TRI', '/black-triangle.jpg'),
           // A family: two colour variants of one product, with the parent code FAM.
-          product('FAM-RED', '/red-circle-b.jpg', { parent_code: 'FAM' }),
-          product('FAM-BLUE', '/blue-circle.jpg', { parent_code: 'FAM' }),
+          product('FAM-RED', '/red-circle-b.jpg', { parent_code: 'FAM', Colour: 'Red' }),
+          product('FAM-BLUE', '/blue-circle.jpg', { parent_code: 'FAM', Colour: 'Blue' }),
         ],
       });
       assert.equal(res.statusCode, 200, res.body);
@@ -83,6 +83,10 @@ describeEachDialect(
       const all = codesOf(await visualSearch(t, query, '&group_variants=false'));
       assert.ok(all.includes('FAM-RED') && all.includes('FAM-BLUE'), all.join());
       assert.equal(all.length, grouped.length + 1);
+      // One per family and colour: both colourways, as a storefront shows them.
+      const byColour = codesOf(await visualSearch(t, query, '&group_variants=colour'));
+      assert.ok(byColour.includes('FAM-RED') && byColour.includes('FAM-BLUE'), byColour.join());
+      assert.deepEqual(codesOf(await visualSearch(t, query, '&group_variants=parent')), grouped);
       const bad = await visualSearch(t, query, '&group_variants=maybe');
       assert.equal(bad.statusCode, 422);
       assert.match(json(bad).detail, /group_variants/);

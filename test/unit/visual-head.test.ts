@@ -120,8 +120,8 @@ describe('visual rank', () => {
     for (let trial = 0; trial < 60; trial++) {
       // Few distinct raw values: many equal scores, so ties by code are exercised too.
       const scores = Int32Array.from({ length: catalogue.length }, () => Math.floor(random() * 60) - 10);
-      const groupVariants = trial % 2 === 0;
-      const redOnly = trial % 3 === 0;
+      const groupVariants = (['parent', 'false', 'colour'] as const)[trial % 3];
+      const redOnly = trial % 4 === 0;
       const limit = 1 + Math.floor(random() * 30);
       const offset = Math.floor(random() * 20);
       const got = index.rank(scores, {
@@ -136,7 +136,12 @@ describe('visual rank', () => {
       catalogue.forEach((item, p) => {
         if (scores[p] <= 0 || !item.visible || (redOnly && !item.red)) return;
         const score = scores[p] * item.scale * 0.001;
-        const key = groupVariants ? item.family : item.code;
+        const key =
+          groupVariants === 'false'
+            ? item.code
+            : groupVariants === 'parent'
+              ? item.family
+              : `${item.family}|${item.red}`;
         const current = bestOf.get(key);
         if (!current || score > current.score || (score === current.score && item.code < current.code))
           bestOf.set(key, { code: item.code, score });

@@ -52,12 +52,13 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
   const { rows, columns, snapshot } = listing;
   const applied = new Set<string>();
 
-  // 1. The candidates, without hidden products.
+  // 1. The candidates, without hidden products. Scores by row (NaN: not ranked).
   let candidates: Int32Array;
-  const score = new Map<number, number>();
+  const score = new Float64Array(rows.rowCount).fill(Number.NaN);
   if (query.candidates.kind === 'ranked') {
     candidates = query.candidates.rows;
-    query.candidates.scores.forEach((s, i) => score.set(candidates[i], s));
+    const scores = query.candidates.scores;
+    for (let i = 0; i < candidates.length; i++) score[candidates[i]] = scores[i];
   } else candidates = query.candidates.rows ?? snapshot.liveRows;
   if (query.rules.hide.size > 0) {
     const hidden = new Set<number>();
@@ -68,7 +69,7 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
         if (candidates.includes(row)) applied.add(rule);
       }
     }
-    if (hidden.size > 0) candidates = candidates.filter((row) => !hidden.has(row));
+    if (hidden.size > 0) candidates = keep(candidates, (row) => !hidden.has(row));
   }
 
   // 2. Each candidate's failed conditions: none passes; only a facet's own conditions, counts in it.
@@ -78,10 +79,11 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
   }));
   const failures = new Uint8Array(candidates.length);
   for (const test of tests) for (let i = 0; i < candidates.length; i++) if (!test.accepts(candidates[i])) failures[i]++;
+  const passing = tests.length === 0 ? candidates : keep(candidates, (_, i) => failures[i] === 0);
   const passingOtherThan = (field: string): Int32Array => {
     const own = tests.filter((t) => t.field === field);
-    if (own.length === 0) return candidates.filter((_, i) => failures[i] === 0);
-    return candidates.filter((row, i) => {
+    if (own.length === 0) return passing;
+    return keep(candidates, (row, i) => {
       if (failures[i] === 0) return true;
       if (failures[i] > own.length) return false;
       let ownFailures = 0;
@@ -89,27 +91,35 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
       return ownFailures === failures[i];
     });
   };
-  const passing = tests.length === 0 ? candidates : candidates.filter((_, i) => failures[i] === 0);
+  // Every visible product, in code order: what the precomputed orders and groupings already hold.
+  const everything = passing === snapshot.liveRows;
 
   // 3. Facets and the price range over the whole result, each ignoring its own filter.
   const grouping = snapshot.grouping(query.group);
   const facets: DiscoveryResult['facets'] = {};
   for (const name of query.facets) {
     const field = canonicalAttribute(name);
-    const counted =
-      query.group === 'false'
-        ? passingOtherThan(field.toLowerCase())
-        : groupOrdered(passingOtherThan(field.toLowerCase()), grouping, rows.rowCount);
-    facets[name] = countValues(listing, grouping.of, counted, field, query.facetLimit);
+    const subset = passingOtherThan(field.toLowerCase());
+    const count = () => {
+      const counted =
+        query.group === 'false'
+          ? subset
+          : subset === snapshot.liveRows
+            ? grouping.members
+            : groupOrdered(subset, grouping, rows.rowCount);
+      return countValues(listing, grouping.of, counted, field, query.facetLimit);
+    };
+    // Over the whole catalog a facet is the same for every request until the catalog changes.
+    facets[name] =
+      subset === snapshot.liveRows
+        ? snapshot.memo(`facet:${query.group}:${query.facetLimit}:${field.toLowerCase()}`, count)
+        : count();
   }
-  let priceRange: DiscoveryResult['priceRange'] = null;
-  for (const row of passingOtherThan(PRICE.toLowerCase())) {
-    const price = rows.price[row];
-    if (Number.isNaN(price)) continue;
-    if (!priceRange) priceRange = { min: price, max: price };
-    else if (price < priceRange.min) priceRange.min = price;
-    else if (price > priceRange.max) priceRange.max = price;
-  }
+  const priced = passingOtherThan(PRICE.toLowerCase());
+  const priceRange =
+    priced === snapshot.liveRows
+      ? snapshot.memo('price range', () => rangeOf(rows.price, priced))
+      : rangeOf(rows.price, priced);
 
   // 4. The order: boosts raise relevance, buried products go after the rest whatever the sort.
   const buried = new Set<number>();
@@ -128,54 +138,62 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
         const accepts = columns.compile(boost.filters, query.resolver);
         for (const row of passing)
           if (accepts(row)) {
-            score.set(row, (score.get(row) ?? 0) * (1 + boost.weight));
+            score[row] *= 1 + boost.weight;
             applied.add(boost.rule);
           }
       }
       const codes = rows.codes;
-      ordered = Int32Array.from(passing).sort(
-        (a, b) => score.get(b)! - score.get(a)! || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),
-      );
+      // The list comes best first: only boosts can move a row, so without them it is already in order.
+      ordered =
+        query.rules.boost.length === 0
+          ? passing
+          : Int32Array.from(passing).sort(
+              (a, b) => score[b] - score[a] || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),
+            );
     } else ordered = passing; // a collection's order, or product_code order
-  } else ordered = inOrder(passing, snapshot.order(query.sort), rows.rowCount);
+  } else
+    ordered = everything
+      ? snapshot.order(query.sort).order
+      : inOrder(passing, snapshot.order(query.sort), rows.rowCount);
   if (buried.size > 0)
-    ordered = Int32Array.from([...ordered.filter((r) => !buried.has(r)), ...ordered.filter((r) => buried.has(r))]);
+    ordered = Int32Array.from([...keep(ordered, (r) => !buried.has(r)), ...keep(ordered, (r) => buried.has(r))]);
 
   // 5. One card per group (its best row in this order), then pins hold their positions on page 1.
-  const seen = new Uint8Array(grouping.count);
-  const cardRows: number[] = [];
-  for (const row of ordered) {
-    const group = grouping.of[row];
-    if (seen[group]) continue;
-    seen[group] = 1;
-    cardRows.push(row);
-  }
+  const pins: Array<{ row: number; group: number; position: number }> = [];
   for (const pin of query.rules.pins) {
     const row = listing.rowOf.get(pin.code);
     // A pinned product shows when it is visible, not hidden and satisfies the filters (not necessarily the words).
     if (row === undefined || !rows.live[row] || query.rules.hide.has(pin.code)) continue;
     if (!tests.every((t) => t.accepts(row))) continue;
-    const group = grouping.of[row];
-    const at = cardRows.findIndex((r) => grouping.of[r] === group);
-    if (at >= 0) cardRows.splice(at, 1);
-    cardRows.splice(Math.min(pin.position - 1, cardRows.length), 0, row);
+    if (pins.some((p) => p.group === grouping.of[row])) continue;
+    pins.push({ row, group: grouping.of[row], position: pin.position });
     applied.add(pin.rule);
   }
-  const page = cardRows.slice(query.offset, query.offset + query.limit);
-  const grouped = query.group !== 'false';
-  const cards = page.map((row): DiscoveryCard => {
-    const group = grouping.of[row];
-    const members = grouping.members.subarray(grouping.start[group], grouping.start[group + 1]);
-    const sizes = grouped
-      ? sortSizes([...members].filter((m) => rows.inStock[m] && rows.size[m] !== '').map((m) => rows.size[m]))
-      : rows.inStock[row] && rows.size[row] !== ''
-        ? [rows.size[row]]
-        : [];
-    return { row, code: rows.codes[row], score: score.get(row), variantCount: members.length, sizes };
+  const pinnedGroups = new Set(pins.map((p) => p.group));
+  const wanted = query.offset + query.limit;
+  // The whole catalog in one order: the same cards for every request until the catalog changes.
+  const cardsInOrder =
+    everything && buried.size === 0
+      ? snapshot.memo(`cards:${query.sort}:${query.group}`, () => collectCards(ordered, grouping, Infinity))
+      : collectCards(ordered, grouping, wanted + pins.length);
+  const head: number[] = [];
+  for (const row of cardsInOrder.rows) {
+    if (head.length >= wanted) break;
+    if (!pinnedGroups.has(grouping.of[row])) head.push(row);
+  }
+  let total = cardsInOrder.total;
+  for (const pin of pins) {
+    head.splice(Math.min(pin.position - 1, head.length), 0, pin.row);
+    if (!cardsInOrder.seen[pin.group]) total++;
+  }
+  const page = head.slice(query.offset, wanted);
+  const cards = page.map((row) => {
+    const rank = score[row];
+    return cardOf(listing, query.group, row, Number.isNaN(rank) ? undefined : rank);
   });
   return {
     cards,
-    total: cardRows.length,
+    total,
     facets,
     priceRange,
     appliedRules: [...applied],
@@ -190,7 +208,7 @@ function inOrder(subset: Int32Array, order: { order: Int32Array; rank: Int32Arra
   }
   const member = new Uint8Array(rowCount);
   for (const row of subset) member[row] = 1;
-  return order.order.filter((row) => member[row] === 1);
+  return keep(order.order, (row) => member[row] === 1);
 }
 
 /** `subset` with each group's rows consecutive (group order), as facets count them. */
@@ -201,7 +219,7 @@ function groupOrdered(subset: Int32Array, grouping: Grouping, rowCount: number):
   }
   const member = new Uint8Array(rowCount);
   for (const row of subset) member[row] = 1;
-  return grouping.members.filter((row) => member[row] === 1);
+  return keep(grouping.members, (row) => member[row] === 1);
 }
 
 /**
@@ -218,9 +236,7 @@ function countValues(
 ): Array<{ value: string; count: number }> {
   const column = listing.columns.column(field);
   if (!column || rows.length === 0) return [];
-  const size = listing.columns.dictionarySize;
-  const counts = new Int32Array(size);
-  const lastGroup = new Int32Array(size).fill(-1);
+  const { counts, lastGroup } = scratch(listing.columns.dictionarySize);
   const touched: number[] = [];
   for (const row of rows) {
     const id = column[row];
@@ -230,8 +246,73 @@ function countValues(
     lastGroup[id] = group;
     if (counts[id]++ === 0) touched.push(id);
   }
-  return touched
-    .map((id) => ({ value: listing.columns.display(id), count: counts[id] }))
+  const values = touched.map((id) => ({ value: listing.columns.display(id), count: counts[id] }));
+  for (const id of touched) {
+    counts[id] = 0;
+    lastGroup[id] = -1;
+  }
+  return values
     .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
     .slice(0, limit);
+}
+
+/** The rows of `rows` that `test` keeps, in order (a plain loop: TypedArray.filter is several times slower). */
+function keep(rows: Int32Array, test: (row: number, index: number) => boolean): Int32Array {
+  const kept = new Int32Array(rows.length);
+  let n = 0;
+  for (let i = 0; i < rows.length; i++) if (test(rows[i], i)) kept[n++] = rows[i];
+  return kept.subarray(0, n);
+}
+
+/** One card per group, in the order given: its first row. The first `limit` cards, the count of all and the groups seen. */
+function collectCards(ordered: Int32Array, grouping: Grouping, limit: number) {
+  const seen = new Uint8Array(grouping.count);
+  const cards: number[] = [];
+  let total = 0;
+  for (let i = 0; i < ordered.length; i++) {
+    const group = grouping.of[ordered[i]];
+    if (seen[group]) continue;
+    seen[group] = 1;
+    if (total++ < limit) cards.push(ordered[i]);
+  }
+  return { rows: cards, total, seen };
+}
+
+/** The lowest and highest valid price of `rows`; null when none has one. */
+function rangeOf(prices: Float64Array, rows: Int32Array): { min: number; max: number } | null {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < rows.length; i++) {
+    const price = prices[rows[i]];
+    if (price < min) min = price;
+    if (price > max) max = price;
+  }
+  return min <= max ? { min, max } : null;
+}
+
+// Facet counting's tables by value id, reused across requests (discover runs synchronously, one at a
+// time) and left zeroed: a request touches only the values it counts.
+let scratchCounts = new Int32Array(0);
+let scratchLast = new Int32Array(0);
+function scratch(size: number) {
+  if (scratchCounts.length < size) {
+    scratchCounts = new Int32Array(size * 2);
+    scratchLast = new Int32Array(size * 2).fill(-1);
+  }
+  return { counts: scratchCounts, lastGroup: scratchLast };
+}
+
+/** A card of `row` grouped by `group`: its group's visible variants and in-stock sizes (size-chart order). */
+export function cardOf(listing: CatalogListing, group: GroupVariants, row: number, score?: number): DiscoveryCard {
+  const { rows } = listing;
+  const grouping = listing.snapshot.grouping(group);
+  const g = grouping.of[row];
+  const members = grouping.members.subarray(grouping.start[g], grouping.start[g + 1]);
+  const sizes =
+    group !== 'false'
+      ? sortSizes([...members].filter((m) => rows.inStock[m] && rows.size[m] !== '').map((m) => rows.size[m]))
+      : rows.inStock[row] && rows.size[row] !== ''
+        ? [rows.size[row]]
+        : [];
+  return { row, code: rows.codes[row], score, variantCount: members.length, sizes };
 }

@@ -159,20 +159,69 @@ export class ResultLists {
     return list;
   }
 
+  /**
+   * A plain text search's page without listing the whole result: the best `wanted` hits (the engine's
+   * best `wanted + 10`, phrase matches first among them, as text search always ranked) and the exact
+   * count of products with every word. Undefined when only the whole list can answer: an exact code,
+   * an index behind the catalog, or nothing with every word (the query is then relaxed).
+   */
+  async firstHits(
+    store: Store,
+    text: string,
+    wanted: number,
+    options: { readYourWrites: boolean },
+  ): Promise<{ hits: SearchResult[]; total: number; correctedQuery: string | null } | undefined> {
+    const query = text.trim();
+    const [exact, { vocabulary, current }] = await Promise.all([
+      this.deps.products.visibleByExactCode(store.id, query, 1),
+      this.#vocabularyAfterWrites(store, options),
+    ]);
+    if (exact.length > 0 || !current) return undefined;
+    const wide = planQuery(query, vocabulary, this.synonymsOf(store), {
+      lastWordIsPrefix: !/\s$/.test(text),
+      concepts: true,
+    });
+    const plan = withoutConcepts(wide);
+    if (plan.clauses.length === 0) return undefined;
+    const fetch = wanted + 10;
+    const all = await this.deps.textIndex.search(store.id, plan, 'all', fetch);
+    const seen = new Set<string>();
+    const scored: SearchResult[] = [];
+    const add = (hit: TextHit, tier: number) => {
+      if (seen.has(hit.productCode)) return;
+      seen.add(hit.productCode);
+      scored.push({ product_code: hit.productCode, title: hit.title, score: shapeScore(tier, hit.relevance) });
+    };
+    for (const hit of all) add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
+    let complete = all.length < fetch;
+    if (complete && wide !== plan) {
+      const more = await this.deps.textIndex.search(store.id, wide, 'all', fetch);
+      for (const hit of more) add(hit, 0.5);
+      complete = more.length < fetch;
+    }
+    // Fewer than asked for: that is all of them. Otherwise counted (every product with the words
+    // themselves also has them with resolved concepts: `wide` counts all).
+    const total = complete ? scored.length : await this.deps.textIndex.count(store.id, wide);
+    if (total === 0) return undefined;
+    const hits = scored.sort(byScore).slice(0, wanted);
+    return { hits, total, correctedQuery: correction(query, vocabulary) };
+  }
+
+  /** The vocabulary once read-your-writes brought the index up to date, and whether it is current. */
+  async #vocabularyAfterWrites(store: Store, options: { readYourWrites: boolean }) {
+    const { lag, cursor } = await this.deps.indexer.follower.readYourWritesAt(store, { apply: options.readYourWrites });
+    // Every product write and its change-log entry commit together, and the indexer moves its cursor
+    // with what it wrote: no lag means no product was hidden or deleted since it was indexed.
+    return { vocabulary: await this.vocabulary(store.id, cursor), current: lag === 0 };
+  }
+
   async #compute(store: Store, query: string, lastWordIsPrefix: boolean, options: { readYourWrites: boolean }) {
     const window = RANKED_PAGING.maxOffset;
     // Independent round trips at once: the exact-code lookup reads the products, the vocabulary must
     // follow the index once read-your-writes has brought it up to date.
     const [exact, { vocabulary, current }] = await Promise.all([
       this.deps.products.visibleByExactCode(store.id, query, window),
-      this.deps.indexer.follower
-        .readYourWritesAt(store, { apply: options.readYourWrites })
-        .then(async ({ lag, cursor }) => ({
-          vocabulary: await this.vocabulary(store.id, cursor),
-          // Every product write and its change-log entry commit together, and the indexer moves its
-          // cursor with what it wrote: no lag means no product was hidden or deleted since it was indexed.
-          current: lag === 0,
-        })),
+      this.#vocabularyAfterWrites(store, options),
     ]);
     const results = new Map<string, SearchResult>();
     for (const hit of exact) results.set(hit.code, { product_code: hit.code, title: hit.title, score: 1 });
@@ -203,11 +252,7 @@ export class ResultLists {
     }
     const visible = current ? scored : await this.#visible(store.id, scored);
     for (const hit of visible) results.set(hit.product_code, hit);
-    const hits = [...results.values()]
-      .sort(
-        (a, b) => b.score - a.score || (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0),
-      )
-      .slice(0, window);
+    const hits = [...results.values()].sort(byScore).slice(0, window);
     const correctedQuery = hits.length > 0 && !relaxed ? correction(query, vocabulary) : null;
     return { list: { hits, correctedQuery, relaxed }, current };
   }
@@ -225,6 +270,10 @@ export class ResultLists {
     return hits.filter((hit) => visible.has(hit.product_code));
   }
 }
+
+/** Best first; equal scores by product_code. */
+const byScore = (a: SearchResult, b: SearchResult) =>
+  b.score - a.score || (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0);
 
 /**
  * The query as the catalog spells it: each word the store's words do not hold (nor its vocabulary

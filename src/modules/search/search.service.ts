@@ -7,9 +7,10 @@ import type { SearchIndexer } from './search-indexer.js';
 import type { StoresService } from '../stores/stores.service.js';
 import { parseSynonyms } from './synonyms.js';
 import type { ProductCard } from '../../catalog/product-summary.js';
-import type { ProductCards } from '../products/product-cards.js';
+import type { CatalogListing, ProductCards } from '../products/product-cards.js';
 import {
   compileFilters,
+  BUILT_IN,
   parseFiltersParam,
   RuleError,
   type AudienceResolver,
@@ -18,9 +19,9 @@ import {
 import { vocabularyForOverrides } from '../../catalog/vocabulary/store-vocabulary.js';
 import { CANONICAL_FIELDS } from '../../catalog/product-fields.js';
 import type { GroupVariants } from '../../catalog/variants.js';
-import type { ListingSort } from '../products/catalog-listing.js';
-import { ResultLists, type SearchResult } from './result-lists.js';
-import { discover, type Candidates } from './discovery.js';
+import type { ListingSnapshot, ListingSort } from '../products/catalog-listing.js';
+import { ResultLists, type ResultList, type SearchResult } from './result-lists.js';
+import { cardOf, discover, type Candidates, type DiscoveryCard } from './discovery.js';
 import { activeRules, NO_RULES, parseSearchRules, type SearchRule } from './search-rules.js';
 import { suggest, type Suggestions } from './suggestions.js';
 
@@ -64,6 +65,10 @@ const ALWAYS_KNOWN = new Set([...CANONICAL_FIELDS, 'Size', 'Stock'].map((f) => f
 export class SearchService {
   readonly #lists: ResultLists;
   readonly #rules = new Map<string, { source: string; rules: SearchRule[] }>();
+  readonly #rowsOfLists = new WeakMap<
+    ResultList,
+    { snapshot: ListingSnapshot; rows: Int32Array; scores: Float64Array }
+  >();
 
   private readonly stores: StoresService;
   private readonly cards: ProductCards;
@@ -136,8 +141,54 @@ export class SearchService {
     options: { readYourWrites: boolean },
   ): Promise<{ hits: SearchHit[]; total: number }> {
     if (input.query.trim() === '') throw new InvalidInputError("query parameter 'query' must not be empty", 'query');
-    const answer = await this.listing(store, { group: 'colour', ...input }, options);
+    const request: ListingRequest = { group: 'colour', ...input };
+    const first = (await this.#plain(store, request)) ? await this.#firstPage(store, request, options) : undefined;
+    if (first) return first;
+    const answer = await this.listing(store, request, options);
     return { hits: answer.hits, total: answer.total };
+  }
+
+  /**
+   * Whether a text search is plain enough to be answered from its first hits and a count: no filters,
+   * relevance order, no merchandising rule for it, and one product per card in this store (no family
+   * with several variants, or no grouping). Everything else lists the whole result.
+   */
+  async #plain(store: Store, request: ListingRequest): Promise<boolean> {
+    if ((typeof request.filters === 'string' ? request.filters.trim() : request.filters) || request.collectionId)
+      return false;
+    if ((request.sort ?? 'relevance') !== 'relevance') return false;
+    const rules = this.#rulesOf(store);
+    if (rules.length > 0) {
+      const active = activeRules(rules, { query: request.query ?? '', now: new Date() }, BUILT_IN);
+      if (active.pins.length + active.hide.size + active.boost.length + active.bury.length > 0) return false;
+    }
+    if (request.group === 'false') return true;
+    const { snapshot } = await this.cards.listing(store);
+    return snapshot.grouping(request.group).count === snapshot.liveRows.length;
+  }
+
+  async #firstPage(store: Store, request: ListingRequest, options: { readYourWrites: boolean }) {
+    const first = await this.#lists.firstHits(store, request.query ?? '', request.offset + request.limit, options);
+    if (!first) return undefined;
+    const listing = await this.cards.listing(store);
+    const hits = first.hits.slice(request.offset).flatMap((hit) => {
+      const row = listing.rowOf.get(hit.product_code);
+      return row === undefined || !listing.rows.live[row]
+        ? []
+        : [this.#hitOf(listing, request.group, cardOf(listing, request.group, row, hit.score))];
+    });
+    return { hits, total: first.total };
+  }
+
+  #hitOf(listing: CatalogListing, group: GroupVariants, card: DiscoveryCard): SearchHit {
+    const { title, ...fields } = listing.cards.get(card.code)!;
+    return {
+      product_code: card.code,
+      title,
+      ...(card.score === undefined ? {} : { score: card.score }),
+      ...fields,
+      ...(group !== 'false' ? { variant_count: card.variantCount, sizes: card.sizes } : {}),
+    };
   }
 
   /**
@@ -162,17 +213,16 @@ export class SearchService {
     const listing = await this.cards.listing(store);
     let candidates: Candidates;
     if (list) {
-      const inCollection = members ? new Set(members) : undefined;
-      const rows: number[] = [];
-      const scores: number[] = [];
-      for (const hit of list.hits) {
-        const row = listing.rowOf.get(hit.product_code);
-        if (row === undefined || !listing.rows.live[row] || (inCollection && !inCollection.has(hit.product_code)))
-          continue;
-        rows.push(row);
-        scores.push(hit.score);
-      }
-      candidates = { kind: 'ranked', rows: Int32Array.from(rows), scores: Float64Array.from(scores) };
+      const ranked = this.#rankedRows(list, listing);
+      if (members) {
+        const inCollection = new Set(members.map((code) => listing.rowOf.get(code)));
+        const keep = ranked.rows.map((row) => (inCollection.has(row) ? 1 : 0));
+        candidates = {
+          kind: 'ranked',
+          rows: ranked.rows.filter((_, i) => keep[i] === 1),
+          scores: ranked.scores.filter((_, i) => keep[i] === 1),
+        };
+      } else candidates = { kind: 'ranked', ...ranked };
     } else if (members) {
       const rows = members
         .map((code) => listing.rowOf.get(code) ?? -1)
@@ -185,24 +235,17 @@ export class SearchService {
       resolver,
       facets: request.facets ?? [],
       facetLimit: request.facetLimit ?? 50,
-      // Without words the default is the newest first, unless a collection's own order is asked for.
-      sort: request.sort ?? (browsing && !members ? 'newest' : 'relevance'),
+      // Without words there is no relevance: the newest first, or a collection in its own order.
+      sort:
+        browsing && !members && (request.sort ?? 'relevance') === 'relevance'
+          ? 'newest'
+          : (request.sort ?? 'relevance'),
       group: request.group,
       offset: request.offset,
       limit: request.limit,
       rules: active,
     });
-    const grouped = request.group !== 'false';
-    const hits = result.cards.map((card): SearchHit => {
-      const { title, ...fields } = listing.cards.get(card.code)!;
-      return {
-        product_code: card.code,
-        title,
-        ...(card.score === undefined ? {} : { score: card.score }),
-        ...fields,
-        ...(grouped ? { variant_count: card.variantCount, sizes: card.sizes } : {}),
-      };
-    });
+    const hits = result.cards.map((card) => this.#hitOf(listing, request.group, card));
     return {
       hits,
       total: result.total,
@@ -212,6 +255,27 @@ export class SearchService {
       corrected_query: list?.correctedQuery ?? null,
       relaxed: list?.relaxed ?? false,
     };
+  }
+
+  /**
+   * A result list's hits as listing rows (visible ones only), kept with the list while the listing
+   * stands: the next page or facet click of the same query maps no code again.
+   */
+  #rankedRows(list: ResultList, listing: CatalogListing): { rows: Int32Array; scores: Float64Array } {
+    const cached = this.#rowsOfLists.get(list);
+    if (cached && cached.snapshot === listing.snapshot) return cached;
+    const rows = new Int32Array(list.hits.length);
+    const scores = new Float64Array(list.hits.length);
+    let n = 0;
+    for (const hit of list.hits) {
+      const row = listing.rowOf.get(hit.product_code);
+      if (row === undefined || !listing.rows.live[row]) continue;
+      rows[n] = row;
+      scores[n++] = hit.score;
+    }
+    const mapped = { snapshot: listing.snapshot, rows: rows.slice(0, n), scores: scores.slice(0, n) };
+    this.#rowsOfLists.set(list, mapped);
+    return mapped;
   }
 
   /** Suggestions while typing (GET /v1/search/suggest). */

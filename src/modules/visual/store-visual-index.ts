@@ -3,6 +3,7 @@ import type { VisionClient } from '../../vision/vision-client.js';
 import type { LiveIndex } from '../../storage/live-store-index.js';
 import { AttributeColumns } from '../../catalog/attribute-columns.js';
 import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js';
+import type { GroupVariants } from '../../catalog/variants.js';
 
 export interface VisualHit {
   productCode: string;
@@ -17,7 +18,8 @@ export interface HitQuery {
   offset: number;
   limit: number;
   exclude?: string;
-  groupVariants: boolean;
+  /** One hit per family and colour, per family, or per product (`false`). */
+  groupVariants: GroupVariants;
 }
 
 const OWNER_PRODUCT = 0;
@@ -55,7 +57,9 @@ export class StoreVisualIndex implements LiveIndex {
   readonly #ownersOf = new Map<string, Owner[]>();
   readonly #urlsOf = new Map<string, string[]>();
   /** Per column, the rows its owners resolve to; per row, its family number. Rebuilt after any change. */
-  #resolved: { start: Int32Array; rows: Int32Array; family: Int32Array; unindexed: number } | undefined;
+  #resolved:
+    | { start: Int32Array; rows: Int32Array; family: Int32Array; familyColour: Int32Array; unindexed: number }
+    | undefined;
 
   /** What it was built for (the vision thread's generation and the model), for LiveStoreIndex. */
   readonly key: string;
@@ -216,16 +220,26 @@ export class StoreVisualIndex implements LiveIndex {
       if (id === undefined) familyIds.set(key, (id = familyIds.size));
       family[row] = id;
     }
+    // With colour: a family's colourways are told apart by their Colour value.
+    const colour = this.#attributes.column('Colour');
+    const groupIds = new Map<number, number>();
+    const familyColour = new Int32Array(this.#codes.length);
+    for (let row = 0; row < this.#codes.length; row++) {
+      const key = family[row] * 0x200000 + (colour?.[row] ?? 0);
+      let id = groupIds.get(key);
+      if (id === undefined) groupIds.set(key, (id = groupIds.size));
+      familyColour[row] = id;
+    }
     let unindexed = 0;
     for (const url of this.#ownersOf.keys()) if (!this.#columnOf.has(url)) unindexed++;
-    this.#resolved = { start, rows: Int32Array.from(rows), family, unindexed };
+    this.#resolved = { start, rows: Int32Array.from(rows), family, familyColour, unindexed };
     return this.#resolved;
   }
 
   /**
    * Best-first hits from the integer scores of every column (dot products, times `queryScale` and
    * each column's scale): one per product (its best image), or per product family
-   * when `groupVariants`; filters applied to every candidate. Typed arrays only in the loop: it runs
+   * and colour or per family with `groupVariants`; filters applied to every candidate. Typed arrays only in the loop: it runs
    * over every image of the store.
    */
   rank(
@@ -233,9 +247,12 @@ export class StoreVisualIndex implements LiveIndex {
     { queryScale, filters, resolver, offset, limit, exclude, groupVariants }: HitQuery,
   ): VisualHit[] {
     const accepts = this.#attributes.compile(filters, resolver);
-    const { start, rows, family } = this.#resolveAll();
+    const { start, rows, family, familyColour } = this.#resolveAll();
+    const grouped = groupVariants !== 'false';
+    const slotOf = groupVariants === 'colour' ? familyColour : family;
     const excludedRow = exclude === undefined ? -1 : (this.#rowOf.get(exclude) ?? -1);
-    const excludedFamily = groupVariants && excludedRow >= 0 ? family[excludedRow] : -1;
+    // Grouped, the source's whole family is left out (its other colours are the same product).
+    const excludedFamily = grouped && excludedRow >= 0 ? family[excludedRow] : -1;
     const columns = Math.min(scores.length, this.columns);
     const scored = new Float64Array(columns);
     for (let column = 0; column < columns; column++) {
@@ -255,8 +272,8 @@ export class StoreVisualIndex implements LiveIndex {
         for (let k = start[column]; k < start[column + 1]; k++) {
           const row = rows[k];
           if (row === excludedRow) continue;
-          const slot = groupVariants ? family[row] : row;
-          if (slot === excludedFamily && groupVariants) continue;
+          if (grouped && family[row] === excludedFamily) continue;
+          const slot = grouped ? slotOf[row] : row;
           const previous = best[slot];
           if (score < previous || !accepts(row)) continue;
           if (score === previous && this.#codes[bestRow[slot]] <= this.#codes[row]) continue;

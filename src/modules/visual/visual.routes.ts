@@ -7,6 +7,10 @@ import { Envelope, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
 import type { VisualService } from './visual.service.js';
 import { SimilarQuery, VisualResults, VisualSearchQuery } from './visual.schemas.js';
+import type { GroupVariants } from '../../catalog/variants.js';
+
+/** `true` is the historical value: one result per family (`parent`). */
+const groupVariantsOf = (value: string): GroupVariants => (value === 'true' ? 'parent' : (value as GroupVariants));
 import { formatMegabytes, formatMegapixels, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
 
 /** CONTRACT §4/§8: an uploaded image may be at most MAX_IMAGE_BYTES. */
@@ -62,7 +66,11 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
       }
       if (!image) throw new InvalidRequestError("multipart field 'image' is required", 'image');
       const { filters, offset, limit, group_variants: groupVariants } = request.query;
-      const result = await visual.search(request.store, image, filters, { offset, limit, groupVariants });
+      const result = await visual.search(request.store, image, filters, {
+        offset,
+        limit,
+        groupVariants: groupVariantsOf(groupVariants),
+      });
       reply.header(UNINDEXED_HEADER, String(result.unindexed));
       return ok(request, result.items);
     },
@@ -84,7 +92,11 @@ export const visualRoutes: FastifyPluginAsyncTypebox<{ visual: VisualService }> 
     },
     async (request, reply) => {
       const { product_code, offset, limit, group_variants: groupVariants } = request.query;
-      const result = await visual.similar(request.store, product_code, { offset, limit, groupVariants });
+      const result = await visual.similar(request.store, product_code, {
+        offset,
+        limit,
+        groupVariants: groupVariantsOf(groupVariants),
+      });
       reply.header(UNINDEXED_HEADER, String(result.unindexed));
       return ok(request, result.items);
     },

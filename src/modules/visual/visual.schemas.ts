@@ -4,11 +4,14 @@ import { Paging, RANKED_PAGING } from '../../catalog/paging.js';
 import { MAX_FILTERS_LENGTH } from '../../catalog/limits.js';
 import { FILTERS_PARAM_DESCRIPTION } from '../../catalog/filters.js';
 
-const GroupVariants = Type.Boolean({
-  default: true,
-  description:
-    'true (default): at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; false: every matching variant is its own result',
-});
+const GroupVariants = Type.Union(
+  ['true', 'parent', 'colour', 'false'].map((value) => Type.Literal(value)),
+  {
+    default: 'true',
+    description:
+      'true (default) or parent: at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; colour: one per family and Colour; false: every matching variant is its own result',
+  },
+);
 
 export const VisualSearchQuery = Type.Object({
   store_uuid: Type.String(),

@@ -1,4 +1,5 @@
 import { InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
+import type { GroupVariants } from '../../catalog/variants.js';
 import type { Store } from '../stores/store.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { VisionClient } from '../../vision/vision-client.js';
@@ -13,7 +14,7 @@ import { vocabularyForOverrides } from '../../catalog/vocabulary/store-vocabular
 export interface VisualPage {
   offset: number;
   limit: number;
-  groupVariants: boolean;
+  groupVariants: GroupVariants;
 }
 export interface VisualResult {
   items: VisualItem[];

@@ -4549,8 +4549,8 @@ export interface operations {
     listSimilarProducts: {
         parameters: {
             query: {
-                /** @description true (default): at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; false: every matching variant is its own result */
-                group_variants?: boolean;
+                /** @description true (default) or parent: at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; colour: one per family and Colour; false: every matching variant is its own result */
+                group_variants?: "true" | "parent" | "colour" | "false";
                 limit?: number;
                 offset?: number;
                 /** @description the source product (new or active); never returned itself, nor (with group_variants) its family */
@@ -4640,8 +4640,8 @@ export interface operations {
             query: {
                 /** @description JSON object in the catalog's filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store's vocabulary overrides). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing. */
                 filters?: string;
-                /** @description true (default): at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; false: every matching variant is its own result */
-                group_variants?: boolean;
+                /** @description true (default) or parent: at most one result per product family (products sharing a parent_code, and the product whose code that is), its best match; colour: one per family and Colour; false: every matching variant is its own result */
+                group_variants?: "true" | "parent" | "colour" | "false";
                 limit?: number;
                 offset?: number;
                 store_uuid: string;
