@@ -89,15 +89,14 @@ export class PostgresTextIndex implements TextIndex {
   }
 
   async search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]> {
-    const { rows } = await sql<{ product_code: string; title: string; title_terms: string; rank: number }>`
-      SELECT product_code, title, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank
+    const { rows } = await sql<{ product_code: string; title_terms: string; rank: number }>`
+      SELECT product_code, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank
       FROM search_docs, to_tsquery('simple', ${tsQueryExpression(plan, mode)}) AS q
       WHERE store_id = ${storeId} AND tsv @@ q
       ORDER BY rank DESC, product_code LIMIT ${limit}`.execute(this.storage.db);
     // ts_rank is small (about 0.06 to 1); scaled so that score shaping treats both engines alike.
     return rows.map((row) => ({
       productCode: row.product_code,
-      title: row.title,
       titleTerms: row.title_terms,
       relevance: Number(row.rank) * 10,
     }));

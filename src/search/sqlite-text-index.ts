@@ -169,13 +169,13 @@ export class SqliteTextIndex implements TextIndex {
     mode: MatchMode,
     limit: number,
   ): Promise<TextHit[]> {
-    type Row = { product_code: string; title: string; title_terms: string; rank: number };
+    type Row = { product_code: string; title_terms: string; rank: number };
     const conceptClauses = plan.clauses.filter((alts) => alts.some(isConcept));
     const plain = plan.clauses.filter((alts) => !alts.some(isConcept));
     if (conceptClauses.length === 0) {
       if (!table) return [];
       const { rows } = await sql<Row>`
-        SELECT d.product_code, d.title, d.title_terms, ${sql.raw(bm25(table))} AS rank
+        SELECT d.product_code, d.title_terms, ${sql.raw(bm25(table))} AS rank
         FROM ${sql.table(table)} f JOIN search_docs d ON d.id = f.rowid
         WHERE ${sql.table(table)} MATCH ${matchExpression(plan, mode)}
         ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db);
@@ -190,18 +190,18 @@ export class SqliteTextIndex implements TextIndex {
     const { rows } =
       plain.length > 0 && table
         ? await sql<Row>`
-          SELECT d.product_code, d.title, d.title_terms, ${sql.raw(bm25(table))} AS rank
+          SELECT d.product_code, d.title_terms, ${sql.raw(bm25(table))} AS rank
           FROM ${sql.table(table)} f JOIN search_docs d ON d.id = f.rowid
           WHERE ${sql.table(table)} MATCH ${matchExpression({ ...plan, clauses: plain }, 'all')} AND ${filters}
           ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db)
         : await sql<Row>`
-          SELECT d.product_code, d.title, d.title_terms, 0 AS rank FROM search_docs d
+          SELECT d.product_code, d.title_terms, 0 AS rank FROM search_docs d
           WHERE d.store_id = ${storeId} AND ${filters}
           ORDER BY d.product_code LIMIT ${limit}`.execute(this.storage.db);
     return rows.map(toHit);
   }
 }
 
-function toHit(row: { product_code: string; title: string; title_terms: string; rank: number }): TextHit {
-  return { productCode: row.product_code, title: row.title, titleTerms: row.title_terms, relevance: -Number(row.rank) };
+function toHit(row: { product_code: string; title_terms: string; rank: number }): TextHit {
+  return { productCode: row.product_code, titleTerms: row.title_terms, relevance: -Number(row.rank) };
 }

@@ -16,9 +16,9 @@ export interface IndexedDoc {
   surfaceTerms: string[];
 }
 
+/** A match: its code, its analyzed title (for phrase matches) and relevance (titles for display come from the listing). */
 export interface TextHit {
   productCode: string;
-  title: string;
   titleTerms: string;
   relevance: number;
 }

@@ -64,7 +64,8 @@ export interface PhotoSearchOptions {
   offset?: number;
   limit?: number;
   /** Default true: one result per product family; false: every matching variant. */
-  groupVariants?: boolean;
+  /** true or 'parent': one result per family; 'colour': per family and colour; false: every variant. */
+  groupVariants?: boolean | 'parent' | 'colour';
 }
 
 export interface VitrineClient {
@@ -100,7 +101,11 @@ export function createVitrineClient(options: VitrineClientOptions): VitrineClien
               ...(filters ? { filters: JSON.stringify(filters) } : {}),
               ...(offset !== undefined ? { offset } : {}),
               ...(limit !== undefined ? { limit } : {}),
-              ...(groupVariants !== undefined ? { group_variants: groupVariants } : {}),
+              ...(groupVariants !== undefined
+                ? {
+                    group_variants: groupVariants === true ? 'true' : groupVariants === false ? 'false' : groupVariants,
+                  }
+                : {}),
             },
           },
           body: { image: '' },

@@ -54,7 +54,8 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
 
   // 1. The candidates, without hidden products. Scores by row (NaN: not ranked).
   let candidates: Int32Array;
-  const score = new Float64Array(rows.rowCount).fill(Number.NaN);
+  // Browsing ranks nothing: an empty table reads undefined for every row.
+  const score = new Float64Array(query.candidates.kind === 'ranked' ? rows.rowCount : 0).fill(Number.NaN);
   if (query.candidates.kind === 'ranked') {
     candidates = query.candidates.rows;
     const scores = query.candidates.scores;
@@ -97,6 +98,8 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
   // 3. Facets and the price range over the whole result, each ignoring its own filter.
   const grouping = snapshot.grouping(query.group);
   const facets: DiscoveryResult['facets'] = {};
+  // Facets without a filter of their own share one subset: put it in group order once.
+  const inGroupOrder = new Map<Int32Array, Int32Array>();
   for (const name of query.facets) {
     const field = canonicalAttribute(name);
     const subset = passingOtherThan(field.toLowerCase());
@@ -106,7 +109,8 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
           ? subset
           : subset === snapshot.liveRows
             ? grouping.members
-            : groupOrdered(subset, grouping, rows.rowCount);
+            : (inGroupOrder.get(subset) ??
+              inGroupOrder.set(subset, groupOrdered(subset, grouping, rows.rowCount)).get(subset)!);
       return countValues(listing, grouping.of, counted, field, query.facetLimit);
     };
     // Over the whole catalog a facet is the same for every request until the catalog changes.
@@ -188,8 +192,8 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
   }
   const page = head.slice(query.offset, wanted);
   const cards = page.map((row) => {
-    const rank = score[row];
-    return cardOf(listing, query.group, row, Number.isNaN(rank) ? undefined : rank);
+    const rank = score[row] as number | undefined;
+    return cardOf(listing, query.group, row, rank === undefined || Number.isNaN(rank) ? undefined : rank);
   });
   return {
     cards,

@@ -23,7 +23,6 @@ import * as repo from './search.repository.js';
 
 export interface SearchResult {
   product_code: string;
-  title: string;
   score: number;
 }
 
@@ -130,9 +129,15 @@ export class ResultLists {
     return this.vocabulary(store.id, cursor);
   }
 
-  /** The best few products for text being typed (its last word a prefix), as cheap as a plain search. */
-  async topHits(store: Store, text: string, vocabulary: TypoIndex, limit: number): Promise<string[]> {
-    const plan = withoutConcepts(planQuery(text, vocabulary, this.synonymsOf(store), { lastWordIsPrefix: true }));
+  /** The best few products for a text (its last word a prefix unless finished), as cheap as a plain search. */
+  async topHits(
+    store: Store,
+    text: string,
+    vocabulary: TypoIndex,
+    limit: number,
+    lastWordIsPrefix: boolean,
+  ): Promise<string[]> {
+    const plan = withoutConcepts(planQuery(text, vocabulary, this.synonymsOf(store), { lastWordIsPrefix }));
     if (plan.clauses.length === 0) return [];
     const hits = await this.deps.textIndex.search(store.id, plan, 'all', limit + 10);
     return hits.map((hit) => hit.productCode);
@@ -190,7 +195,7 @@ export class ResultLists {
     const add = (hit: TextHit, tier: number) => {
       if (seen.has(hit.productCode)) return;
       seen.add(hit.productCode);
-      scored.push({ product_code: hit.productCode, title: hit.title, score: shapeScore(tier, hit.relevance) });
+      scored.push({ product_code: hit.productCode, score: shapeScore(tier, hit.relevance) });
     };
     for (const hit of all) add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
     let complete = all.length < fetch;
@@ -224,7 +229,7 @@ export class ResultLists {
       this.#vocabularyAfterWrites(store, options),
     ]);
     const results = new Map<string, SearchResult>();
-    for (const hit of exact) results.set(hit.code, { product_code: hit.code, title: hit.title, score: 1 });
+    for (const hit of exact) results.set(hit.code, { product_code: hit.code, score: 1 });
     const wide = planQuery(query, vocabulary, this.synonymsOf(store), { lastWordIsPrefix, concepts: true });
     const plan = withoutConcepts(wide);
     let relaxed = false;
@@ -234,7 +239,7 @@ export class ResultLists {
       const add = (hit: TextHit, tier: number) => {
         if (seen.has(hit.productCode)) return;
         seen.add(hit.productCode);
-        scored.push({ product_code: hit.productCode, title: hit.title, score: shapeScore(tier, hit.relevance) });
+        scored.push({ product_code: hit.productCode, score: shapeScore(tier, hit.relevance) });
       };
       const search = (p: QueryPlan, mode: 'all' | 'any') => this.deps.textIndex.search(store.id, p, mode, window);
       const all = await search(plan, 'all');

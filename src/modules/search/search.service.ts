@@ -28,7 +28,7 @@ import { suggest, type Suggestions } from './suggestions.js';
 export { shapeScore, type SearchResult } from './result-lists.js';
 
 /** A hit as answered: the ranked result with its card, and with grouping its family's variants and sizes. */
-export type SearchHit = Omit<SearchResult, 'score'> & { score?: number } & ProductCard & {
+export type SearchHit = Omit<SearchResult, 'score'> & { title: string; score?: number } & ProductCard & {
     variant_count?: number;
     sizes?: string[];
   };

@@ -17,8 +17,8 @@ const FUZZY_FROM = 3;
 
 /**
  * Suggestions for text being typed: completions of its last word from the catalog's own words (most
- * frequent first; from the third character also words one edit away), the best products for the text
- * so far, and the categories whose label has a word starting with what was typed. `hits` of a
+ * frequent first; from the third character also words one edit away), the best products for the best
+ * completion (the text so far when nothing completes it), and the categories whose label has a word starting with what was typed. `hits` of a
  * completion is the number of products carrying the completed word, and for several words the count
  * of its rarest word: at most that many products have them all.
  */
@@ -34,7 +34,6 @@ export async function suggest(
   const last = words[words.length - 1];
   const head = words.slice(0, -1);
   const vocabulary = await lists.currentVocabulary(store, options);
-  const topCodes = await lists.topHits(store, input.prefix, vocabulary, input.limit);
 
   // Completions, one per stem ("dress" and "dresses" are one suggestion), exact ones before fuzzy ones.
   const completions: string[] = [];
@@ -56,6 +55,9 @@ export async function suggest(
     hits: Math.min(headCount, vocabulary.frequency(word)),
   }));
 
+  // The products of the best completion ("dress" for "dre"): what the shopper is most likely typing, and
+  // a finished word is a cheaper query than a prefix (PostgreSQL expands `dre:*` over the index).
+  const topCodes = await lists.topHits(store, queries[0]?.text ?? input.prefix, vocabulary, input.limit, !queries[0]);
   const listing = await cards.listing(store);
   const products = topCodes
     .filter((code) => listing.cards.has(code))
