@@ -31,6 +31,7 @@ import { complementsRoutes } from './modules/complements/complements.routes.js';
 import { visualRoutes } from './modules/visual/visual.routes.js';
 import { mediaRoutes, mediaServingRoutes } from './modules/media/media.routes.js';
 import { changesRoutes } from './modules/changes/changes.routes.js';
+import { eventsAdminRoutes, eventsRoutes } from './modules/events/events.routes.js';
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.js';
 import { clientErrorHandler, frameworkErrors, registerRequestGuards } from './http/request-guards.js';
 import { MAX_PARAM_LENGTH } from './catalog/limits.js';
@@ -111,12 +112,16 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         exporter: container.productExport,
       });
       await v1.register(assetsRoutes, { assets: container.assets });
-      await v1.register(searchRoutes, { search: container.search });
+      await v1.register(searchRoutes, {
+        search: container.search,
+        recordSearch: (store, search) => container.events.recordSearch(store, search),
+      });
       await v1.register(collectionsRoutes, { collections: container.collections });
       await v1.register(complementsRoutes, { complements: container.complements });
       await v1.register(visualRoutes, { visual: container.visual });
       await v1.register(mediaRoutes, { media: container.media, publicUrl: config.publicUrl });
       await v1.register(changesRoutes, { changes: container.changes });
+      await v1.register(eventsRoutes, { events: container.events });
     },
     { prefix: '/v1' },
   );
@@ -134,6 +139,10 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
           searchIndexer: container.searchIndexer,
         });
         await admin.register(complementsAdminRoutes, { complements: container.complements });
+        await admin.register(eventsAdminRoutes, {
+          events: container.events,
+          storeOf: (uuid) => container.stores.getStore(uuid),
+        });
         await admin.register(visualAdminRoutes, { visual: container.visual });
         await admin.register(importsAdminRoutes, { imports: container.imports });
         await admin.register(vocabularyAdminRoutes, { vocabulary: container.vocabulary });

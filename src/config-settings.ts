@@ -199,6 +199,20 @@ export const SETTINGS: readonly Setting[] = [
     'how long the change log keeps a change for `GET /v1/changes` and webhook replays (pruned every 10 min, never before the internal indexes read it)',
   ),
   integer(
+    'VITRINE_EVENT_RETENTION_DAYS',
+    at('eventRetentionDays'),
+    90,
+    { min: 1, requirement: 'must be at least 1' },
+    'how long shopper events and their daily counters are kept (pruned every hour)',
+  ),
+  integer(
+    'VITRINE_TREND_HALF_LIFE_HOURS',
+    at('trendHalfLifeHours'),
+    72,
+    { min: 1, requirement: 'must be at least 1' },
+    "the half-life of an event's weight in a product's trend score (the `trending` sort)",
+  ),
+  integer(
     'VITRINE_WEBHOOK_TIMEOUT_MS',
     webhook('timeoutMs'),
     10_000,

@@ -62,6 +62,8 @@ export interface Config {
   readonly publicUrl?: string;
   /** How long the change log keeps a change for `GET /v1/changes` and webhook replays (VITRINE_CHANGE_RETENTION_HOURS). */
   readonly changeRetentionHours: number;
+  readonly eventRetentionDays: number;
+  readonly trendHalfLifeHours: number;
   /** Webhook delivery: answer timeout, first retry delay (doubling, with jitter, up to an hour), events per POST. */
   readonly webhooks: {
     readonly timeoutMs: number;

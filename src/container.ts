@@ -35,6 +35,7 @@ import { VisualService } from './modules/visual/visual.service.js';
 import { MediaService } from './modules/media/media.service.js';
 import { LocalMediaStore, S3MediaStore, type MediaStore } from './modules/media/media-store.js';
 import { ChangesService } from './modules/changes/changes.service.js';
+import { EventsService } from './modules/events/events.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
 import { RedisHealth } from './http/rate-limit-store.js';
@@ -45,6 +46,7 @@ import { registerVisualJobs } from './modules/visual/visual.jobs.js';
 import { registerImportsJobs } from './modules/imports/imports.jobs.js';
 import { registerWebhooksJobs } from './modules/webhooks/webhooks.jobs.js';
 import { registerChangesJobs } from './modules/changes/changes.jobs.js';
+import { registerEventsJobs } from './modules/events/events.jobs.js';
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -80,6 +82,8 @@ export interface Container {
   media: MediaService;
   /** The changes module: the public change feed and its retention. */
   changes: ChangesService;
+  /** The events module: shopper events in, folded into per-product daily counters (issue 41). */
+  events: EventsService;
   webhooks: WebhooksService;
   webhookDispatcher: WebhookDispatcher;
   close(): Promise<void>;
@@ -171,6 +175,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     cards: productCards,
     // Collections are created below; a listing asks for a collection's members only when served.
     collectionMembers: (store, id, options) => collections.queries.memberCodes(store, id, options),
+    // Events are created below; signals are read only when a listing sorts by them.
+    signals: (storeId) => events.signals.of(storeId),
     vocabularyBytes: config.searchVocabularyBytes,
     resultBytes: config.searchResultBytes,
   });
@@ -182,6 +188,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     listingPages,
     products: productsRead,
     audiences: async (storeId, db) => vocabularyForOverrides((await stores.getStore(storeId, db)).vocabularyOverrides),
+    // Events are created below; collection pages read them only when a collection sorts by a signal.
+    signals: {
+      quality: (store) => productCards.qualityOf(store),
+      trend: async (storeId) =>
+        new Map([...(await events.signals.of(storeId))].map(([code, signal]) => [code, signal.trend])),
+    },
     onError,
   });
   const complements = new ComplementsService(storage, changeLog, productsRead, stores, {
@@ -223,6 +235,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     onError,
     log: options.jobLog,
   });
+  const events = new EventsService({
+    storage,
+    products: productsRead,
+    stores,
+    retentionDays: config.eventRetentionDays,
+    trendHalfLifeHours: config.trendHalfLifeHours,
+    onError,
+  });
   const webhooks = new WebhooksService(storage, changeLog, stores, { allowPrivateFetch: config.allowPrivateFetch });
   const webhookDispatcher = new WebhookDispatcher(storage, changeLog, {
     ...config.webhooks,
@@ -241,6 +261,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   registerImportsJobs(workers, { imports });
   registerWebhooksJobs(workers, { dispatcher: webhookDispatcher });
   registerChangesJobs(workers, { changes: changesService });
+  registerEventsJobs(workers, { events });
 
   return {
     config,
@@ -269,6 +290,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     visual,
     media,
     changes: changesService,
+    events,
     webhooks,
     webhookDispatcher,
     async close() {

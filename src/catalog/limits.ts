@@ -72,6 +72,12 @@ export const MAX_SUGGESTIONS = 20;
 export const DEFAULT_SUGGESTIONS = 5;
 /** A merchandising rule's id. */
 export const MAX_RULE_ID_LENGTH = 100;
+/** Shopper events: one request's batch; how old or how far ahead an event's time may be. */
+export const MAX_EVENTS_BATCH = 500;
+export const MAX_EVENT_AGE_DAYS = 7;
+export const MAX_EVENT_LEAD_MINUTES = 5;
+/** A client's event_id, shopper_id or session_id. */
+export const MAX_EVENT_ID_LENGTH = 200;
 /** Merchandising rules of one store, and pins / hides / boosts one rule holds. */
 export const MAX_SEARCH_RULES = 500;
 export const MAX_RULE_ITEMS = 100;

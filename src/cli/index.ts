@@ -14,6 +14,7 @@ import { registerImportCommand } from './commands/import.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerVocabularyCommands } from './commands/vocabulary.js';
+import { registerAnalyticsCommands } from './commands/analytics.js';
 
 // The operator CLI (CONTRACT §2): one file per group of commands under commands/; each imports the
 // modules it uses when it runs, so `vitrine --help`, `--version` and the store commands start fast.
@@ -43,6 +44,7 @@ registerImportCommand(program);
 registerExportCommand(program);
 registerDemoCommand(program);
 registerVocabularyCommands(program);
+registerAnalyticsCommands(program);
 
 try {
   await program.parseAsync(process.argv);

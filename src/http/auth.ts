@@ -30,7 +30,8 @@ export interface TenantAuthOptions {
   redisHealth?: RedisHealth;
 }
 
-const SHOPPER_ENDPOINTS = 'text search, search by photo, similar, complementary, collections and store details';
+const SHOPPER_ENDPOINTS =
+  'text search, listings, suggestions, search by photo, similar, complementary, collections, shopper events and store details';
 
 /** A publishable key calls only shopper endpoints (routes with `config.shopper`) of the stores it names. */
 function checkPublishableKey(request: FastifyRequest) {

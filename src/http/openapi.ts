@@ -30,7 +30,11 @@ const TAGS = [
   { name: 'stores', description: 'the store a token (or a publishable key) sees' },
   { name: 'products', description: 'catalog writes, listings, quality reports and bulk export' },
   { name: 'assets', description: 'images, videos and documents linked to products per sales channel' },
-  { name: 'search', description: 'text search, search by photo and visually similar products' },
+  {
+    name: 'search',
+    description: 'text search, listings with facets, suggestions, search by photo and visually similar products',
+  },
+  { name: 'signals', description: 'shopper events: what shoppers view, click, add to cart, buy and search' },
   { name: 'collections', description: 'rule and static collections, their members and hierarchy' },
   { name: 'complements', description: 'complete the look' },
   { name: 'media', description: 'uploaded photos and files served by Vitrine' },

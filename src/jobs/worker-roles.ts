@@ -36,6 +36,8 @@ export const WORKER_PLACEMENT: Readonly<Record<string, WorkerPlacement>> = {
   'webhooks.deliver': { module: 'webhooks', roles: ['api', 'worker'] },
   /** Prunes the change log past its retention. */
   'changes.prune': { module: 'changes', roles: ['api'] },
+  /** Prunes shopper events and their daily counters past their retention. */
+  'events.prune': { module: 'events', roles: ['api'] },
 };
 
 /** Whether a process of `role` runs the worker (`offload`: `vitrine serve --no-worker`). */

@@ -17,6 +17,7 @@ import { searchPerStoreMigration } from './migrations/0014-search-per-store.js';
 import { collectionSortKeysMigration } from './migrations/0015-collection-sort-keys.js';
 import * as pinsVersion from './migrations/0016-pins-version.js';
 import * as searchRules from './migrations/0017-search-rules.js';
+import * as shopperEvents from './migrations/0018-shopper-events.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -39,6 +40,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0015-collection-sort-keys': collectionSortKeysMigration(dialect),
     '0016-pins-version': pinsVersion,
     '0017-search-rules': searchRules,
+    '0018-shopper-events': shopperEvents,
   };
 }
 

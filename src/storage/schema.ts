@@ -34,6 +34,8 @@ export interface StoresTable {
   vocabulary: string | null;
   /** The store's merchandising rules for search and browse as JSON; null for none. */
   search_rules: string | null;
+  /** The key shopper ids are hashed with (HMAC-SHA256), made on the store's first event. */
+  shopper_key: string | null;
   /** Bumped with every change to the store's complement pins (product_pins), so processes may keep them. */
   pins_version: Generated<number>;
 }
@@ -272,6 +274,32 @@ export interface WebhookDeliveriesTable {
   at: string;
 }
 
+export interface ShopperEventsTable {
+  store_id: string;
+  event_id: string;
+  type: string;
+  product_code: string | null;
+  shopper_hash: string | null;
+  session_id: string | null;
+  query: string | null;
+  hits: number | null;
+  position: number | null;
+  quantity: number | null;
+  price: number | null;
+  day: string;
+  occurred_at: string;
+}
+
+export interface ProductEventDaysTable {
+  store_id: string;
+  product_code: string;
+  day: string;
+  views: number;
+  clicks: number;
+  carts: number;
+  purchases: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   stores: StoresTable;
@@ -296,4 +324,6 @@ export interface Database {
   media: MediaTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  shopper_events: ShopperEventsTable;
+  product_event_days: ProductEventDaysTable;
 }

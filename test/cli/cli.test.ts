@@ -175,6 +175,21 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
+    it('prints search and product analytics of a store, and refuses a bad day', () => {
+      const created = jsonOf(cli('store', 'create', '--workspace-name', 'Analytics', '--name', 'A', '--json'));
+      const search = cli('analytics', 'search', '--store', created.store_uuid, '--json');
+      assert.equal(search.status, 0, search.stderr);
+      const report = JSON.parse(search.stdout);
+      assert.deepEqual(report.top_queries, []);
+      assert.match(report.to, /^\d{4}-\d{2}-\d{2}$/);
+      const products = cli('analytics', 'products', '--store', created.store_uuid);
+      assert.equal(products.status, 0, products.stderr);
+      assert.match(products.stdout, /^products, /);
+      const bad = cli('analytics', 'search', '--store', created.store_uuid, '--from', 'soon');
+      assert.notEqual(bad.status, 0);
+      assert.match(bad.stderr, /from/);
+    });
+
     it("shows and sets a store's merchandising rules, refusing a faulty rule with its path", () => {
       const created = jsonOf(cli('store', 'create', '--workspace-name', 'Rules', '--name', 'R', '--json'));
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-rules-'));

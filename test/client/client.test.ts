@@ -74,6 +74,17 @@ for (const dialect of DIALECTS) {
         assert.equal(hits[0]?.product_code, 'BLUE-1');
       });
 
+      it('tracks shopper events, counting a retry once', async () => {
+        const events = [{ event_id: 'c1', type: 'view', product_code: 'BLUE-1', session_id: 's' }];
+        assert.deepEqual(await client.trackEvents(store, events), {
+          accepted: 1,
+          duplicate: 0,
+          rejected: 0,
+          error_info: [],
+        });
+        assert.equal((await client.trackEvents(store, events)).duplicate, 1);
+      });
+
       it('uploads a photo, indexes it, and finds the product by that photo', async () => {
         const photo = await drawShape('circle', '#c0142a');
         const uploaded = await client.uploadMedia(store, [

@@ -20,6 +20,9 @@ export type MediaFile = Schemas['MediaFile'];
 export type ErrorEnvelope = Schemas['ErrorEnvelope'];
 export type ValidationError = Schemas['ValidationError'];
 export type AssetError = Schemas['AssetError'];
+export type ShopperEvent = Schemas['ShopperEvent'];
+export type EventsResult = Schemas['EventsResult'];
+export type SearchListing = Schemas['SearchListing'];
 
 /** An answer that is not a success: its status, the request id to quote, and the message or detail. */
 export class VitrineError extends Error {
@@ -63,7 +66,6 @@ export interface PhotoSearchOptions {
   filters?: Record<string, string | string[]>;
   offset?: number;
   limit?: number;
-  /** Default true: one result per product family; false: every matching variant. */
   /** true or 'parent': one result per family; 'colour': per family and colour; false: every variant. */
   groupVariants?: boolean | 'parent' | 'colour';
 }
@@ -73,6 +75,11 @@ export interface VitrineClient {
   api: Client<paths>;
   /** POST /v1/visual-search with the photo as the multipart field `image`. */
   searchByPhoto(storeUuid: string, photo: Blob, options?: PhotoSearchOptions): Promise<VisualHit[]>;
+  /**
+   * POST /v1/events: a batch of shopper events (at most 500). A retried batch counts once (event_id);
+   * each faulty event is listed in `error_info`, the others are stored.
+   */
+  trackEvents(storeUuid: string, events: ShopperEvent[]): Promise<EventsResult>;
   /** POST /v1/media with one or more files; answers their URLs (usable as `Image URL n`). */
   uploadMedia(storeUuid: string, files: Array<{ name: string; data: Blob }>): Promise<Schemas['MediaUploadResult']>;
 }
@@ -112,6 +119,9 @@ export function createVitrineClient(options: VitrineClientOptions): VitrineClien
           bodySerializer: formData([['image', photo, 'photo']]),
         }),
       );
+    },
+    trackEvents(storeUuid, events) {
+      return unwrap(api.POST('/v1/events', { params: { query: { store_uuid: storeUuid } }, body: events }));
     },
     uploadMedia(storeUuid, files) {
       return unwrap(

@@ -51,6 +51,8 @@ export class CollectionQueries {
       listingPages: SeqCache;
       products: ProductsReadPort;
       audiences: (storeId: string, db: Db) => Promise<AudienceResolver>;
+      /** The store's signals for `sortBy.static` (quality from the listing, trend from shopper events). */
+      signals?: StaticSignals;
     },
   ) {}
 
@@ -178,6 +180,8 @@ export class CollectionQueries {
     const { byId } = await this.#snapshot(store, readKey);
     const view = byId.get(id);
     if (!view) throw new NotFoundError(`collection ${id} not found`, 'id');
+    const flags = enabledSignals(view);
+    if (flags.length > 0 && this.deps.signals) return this.#bySignals(store, view, flags, page, options);
     // A storefront shows the same collection pages again and again between catalog writes.
     return this.deps.listingPages.get(
       store,
@@ -213,6 +217,42 @@ export class CollectionQueries {
     );
   }
 
+  /**
+   * `sortBy.static`: the members after the heroes ordered by the sum of the enabled signals, each
+   * normalised to 0..1 within the store (qualityScore as is, trendScore by the store's highest), then
+   * by `sortBy.dynamic` and product_code (the order they come in). personalization acts only for a
+   * request naming its shopper, which collection pages do not take yet: it adds nothing.
+   */
+  async #bySignals(
+    store: Store,
+    view: CollectionView,
+    flags: StaticFlag[],
+    page: { offset: number; limit: number },
+    options: ReadOptions,
+  ) {
+    const signals = this.deps.signals!;
+    const [codes, quality, trend] = await Promise.all([
+      this.memberCodes(store, view.id, options),
+      flags.includes('qualityScore') ? signals.quality(store) : undefined,
+      flags.includes('trendScore') ? signals.trend(store.id) : undefined,
+    ]);
+    const heroes = new Set(view.heroProducts);
+    const highestTrend = Math.max(0, ...(trend ? [...trend.values()] : []));
+    const score = (code: string) =>
+      (quality ? quality(code) : 0) + (trend && highestTrend > 0 ? (trend.get(code) ?? 0) / highestTrend : 0);
+    const lead = codes.filter((code) => heroes.has(code));
+    const rest = codes
+      .filter((code) => !heroes.has(code))
+      .map((code, order) => ({ code, order, score: score(code) }))
+      .sort((a, b) => b.score - a.score || a.order - b.order)
+      .map(({ code }) => code);
+    const pageCodes = [...lead, ...rest].slice(page.offset, page.offset + page.limit);
+    return {
+      total: view.totalProducts,
+      products: await this.deps.products.summariesByCodes(store.id, pageCodes, { visibleOnly: true }),
+    };
+  }
+
   async #members(store: Store, view: CollectionView, page: { offset: number; limit: number }) {
     const id = view.id;
     // Heroes first, in their given order (only visible ones); then the rule members in sortBy order.
@@ -230,4 +270,18 @@ export class CollectionQueries {
     }
     return { total: view.totalProducts, products: [...firstHeroes, ...rest] };
   }
+}
+
+/** The signals `sortBy.static` can enable. */
+type StaticFlag = 'qualityScore' | 'trendScore' | 'personalization';
+
+/** Where collection pages read signals from (the products module's listing, the events module). */
+export interface StaticSignals {
+  quality(store: Store): Promise<(code: string) => number>;
+  trend(storeId: string): Promise<ReadonlyMap<string, number>>;
+}
+
+function enabledSignals(view: CollectionView): StaticFlag[] {
+  const flags = view.sortBy.static;
+  return (['qualityScore', 'trendScore'] as const).filter((flag) => flags[flag] === true);
 }

@@ -27,7 +27,7 @@ export const CollectionItem = component(
       minProducts: doc('integer ≥ 0'),
       meta: doc('object {title, description}'),
       sortBy: doc(
-        'object {static: {qualityScore, trendScore, personalization} booleans (stored; no signal sorts by them yet), dynamic: [{field, order: asc|desc}] (orders the rule members by product attributes)}',
+        'object {static: {qualityScore, trendScore, personalization} booleans (qualityScore and trendScore order the members after the heroes by their summed signals, each 0..1 within the store; personalization: not yet), dynamic: [{field, order: asc|desc}] (orders the rule members by product attributes; ties after the signals)}',
       ),
       filters: doc(FILTER_GRAMMAR),
       heroProducts: doc(

@@ -13,7 +13,7 @@ import * as repo from './collections.repository.js';
 import { RuleError, type AudienceResolver } from '../../catalog/filters.js';
 import { applyFields, checkId, defaults, isStatic, type CollectionDocument } from './collection-document.js';
 import { CollectionMembership } from './collection-membership.js';
-import { CollectionQueries, type ReadOptions } from './collection-queries.js';
+import { CollectionQueries, type ReadOptions, type StaticSignals } from './collection-queries.js';
 import { MAX_COLLECTION_ITEMS } from '../../catalog/limits.js';
 
 export type { CollectionView } from './collection-queries.js';
@@ -47,6 +47,8 @@ export class CollectionsService {
     products: ProductsReadPort;
     /** How the store reads department labels (its vocabulary overrides), for Department filters. */
     audiences: (storeId: string, db: Db) => Promise<AudienceResolver>;
+    /** Signals for `sortBy.static` (quality, trend). */
+    signals?: StaticSignals;
     onError?: WorkerErrorLog;
   }) {
     this.storage = deps.storage;

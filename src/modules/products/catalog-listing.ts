@@ -1,6 +1,7 @@
 import { colourKeyOf, familyOf, isInStock, sizeOf, type GroupVariants } from '../../catalog/variants.js';
 import { priceOf } from '../../catalog/price.js';
 import { attributeValue } from '../../catalog/filters.js';
+import { qualityScoreOf } from '../../catalog/quality-score.js';
 
 /** The orders a listing can be read in besides relevance; ties always by product_code. */
 export const LISTING_SORTS = ['newest', 'price_asc', 'price_desc', 'name_asc'] as const;
@@ -26,6 +27,8 @@ export class ListingRows {
   inStock = new Uint8Array(1024);
   /** NaN when the product has no valid price. */
   price = new Float64Array(1024);
+  /** Content quality 0..1 (catalog/quality-score.ts). */
+  quality = new Float32Array(1024);
   readonly family: string[] = [];
   readonly colour: string[] = [];
   readonly size: string[] = [];
@@ -54,6 +57,7 @@ export class ListingRows {
     this.live[row] = 1;
     this.inStock[row] = isInStock(attributes) ? 1 : 0;
     this.price[row] = priceOf(attributeValue(attributes, 'Selling Price')) ?? Number.NaN;
+    this.quality[row] = qualityScoreOf(attributes);
     this.family[row] = familyOf(code, product.parentCode ?? (attributes.parent_code as string | undefined));
     this.colour[row] = colourKeyOf(attributes);
     this.size[row] = sizeOf(attributes);
@@ -69,7 +73,7 @@ export class ListingRows {
 
   #grow(needed: number) {
     const capacity = Math.max(needed, Math.ceil(this.live.length * 1.5));
-    const grow = <A extends Uint8Array | Float64Array>(array: A, make: (n: number) => A): A => {
+    const grow = <A extends Uint8Array | Float32Array | Float64Array>(array: A, make: (n: number) => A): A => {
       const grown = make(capacity);
       grown.set(array);
       return grown;
@@ -77,6 +81,7 @@ export class ListingRows {
     this.live = grow(this.live, (n) => new Uint8Array(n));
     this.inStock = grow(this.inStock, (n) => new Uint8Array(n));
     this.price = grow(this.price, (n) => new Float64Array(n));
+    this.quality = grow(this.quality, (n) => new Float32Array(n));
   }
 }
 

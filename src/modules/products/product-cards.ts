@@ -81,6 +81,15 @@ export class ProductCards {
     };
   }
 
+  /** Each visible product's content quality (0..1; 0 for a code not listed), as of `changeSeq`. */
+  async qualityOf(store: { id: string; changeSeq: number }): Promise<(code: string) => number> {
+    const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
+    return (code) => {
+      const row = index.rowOf.get(code);
+      return row === undefined || !index.rows.live[row] ? 0 : index.rows.quality[row];
+    };
+  }
+
   /** The cards of `codes` as of the store's change sequence `changeSeq` (absent: not visible). */
   async cardsOf(store: { id: string; changeSeq: number }, codes: readonly string[]): Promise<Map<string, ListingCard>> {
     const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);

@@ -14,8 +14,11 @@ export interface DiscoveryQuery {
   resolver: AudienceResolver;
   facets: string[];
   facetLimit: number;
-  /** relevance: the ranked order (or, browsing, the candidates' own order: a collection's). */
-  sort: 'relevance' | ListingSort;
+  /**
+   * relevance: the ranked order (or, browsing, the candidates' own order: a collection's); signal:
+   * a shopper signal's value per row, highest first (trending, popular).
+   */
+  sort: 'relevance' | ListingSort | { signal: (row: number) => number; name: string };
   group: GroupVariants;
   offset: number;
   limit: number;
@@ -155,6 +158,12 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
               (a, b) => score[b] - score[a] || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),
             );
     } else ordered = passing; // a collection's order, or product_code order
+  } else if (typeof query.sort === 'object') {
+    const { signal } = query.sort;
+    const codes = rows.codes;
+    ordered = Int32Array.from(passing).sort(
+      (a, b) => signal(b) - signal(a) || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),
+    );
   } else
     ordered = everything
       ? snapshot.order(query.sort).order
@@ -177,7 +186,7 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
   const wanted = query.offset + query.limit;
   // The whole catalog in one order: the same cards for every request until the catalog changes.
   const cardsInOrder =
-    everything && buried.size === 0
+    everything && buried.size === 0 && typeof query.sort === 'string'
       ? snapshot.memo(`cards:${query.sort}:${query.group}`, () => collectCards(ordered, grouping, Infinity))
       : collectCards(ordered, grouping, wanted + pins.length);
   const head: number[] = [];

@@ -14,6 +14,7 @@ import {
   SuggestResult,
 } from './search.schemas.js';
 import type { GroupVariants } from '../../catalog/variants.js';
+import type { Store } from '../stores/store.js';
 
 /** `true` is search by photo's historical value: one card per family. */
 const groupOf = (value: string): GroupVariants => (value === 'true' ? 'parent' : (value as GroupVariants));
@@ -22,7 +23,16 @@ const TOTAL_HEADER = {
   'X-Total-Count': Type.Integer({ description: 'hits after filters, rules and grouping (cards)' }),
 };
 
-export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> = async (app, { search }) => {
+/** Records a search answered for an identified shopper or session (the events module). */
+export type RecordSearch = (
+  store: Store,
+  search: { query: string; hits: number; shopperId?: string; sessionId?: string },
+) => Promise<void>;
+
+export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; recordSearch: RecordSearch }> = async (
+  app,
+  { search, recordSearch },
+) => {
   app.get(
     '/search',
     {
@@ -46,6 +56,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
         readYourWritesOf(request),
       );
       void reply.header('X-Total-Count', String(found.total));
+      const { shopper_id: shopperId, session_id: sessionId } = request.query;
+      await recordSearch(request.store, { query: text, hits: found.total, shopperId, sessionId });
       return ok(request, found.hits);
     },
   );
@@ -82,6 +94,13 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
         },
         readYourWritesOf(request),
       );
+      if (body.query?.trim())
+        await recordSearch(request.store, {
+          query: body.query,
+          hits: answer.total,
+          shopperId: body.shopper_id,
+          sessionId: body.session_id,
+        });
       return ok(request, answer);
     },
   );

@@ -23,12 +23,26 @@ import {
 } from '../../catalog/limits.js';
 import { MAX_BOOST_WEIGHT } from './search-rules.js';
 
-export const SORTS = ['relevance', 'newest', 'price_asc', 'price_desc', 'name_asc'] as const;
+/** Who searches: with either, the server records the search as the shopper's search event. */
+const ShopperParams = {
+  shopper_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'the shopper (stored only as a keyed hash): the search is recorded as their search event',
+    }),
+  ),
+  session_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'the session: the search is recorded as a search event' }),
+  ),
+};
+
+export const SORTS = ['relevance', 'newest', 'price_asc', 'price_desc', 'name_asc', 'trending', 'popular'] as const;
 const Sort = Type.Union(
   SORTS.map((s) => Type.Literal(s)),
   {
     description:
-      'relevance (default with words), newest (default without: first stored first), price_asc / price_desc (products without a valid price last), name_asc; ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort.',
+      'relevance (default with words), newest (default without: last stored first), price_asc / price_desc (products without a valid price last), name_asc, trending (shopper events, time-decayed), popular (purchases in 30 days); ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort.',
   },
 );
 /** `true` is today's meaning of search by photo (one card per family), kept as an alias of `parent`. */
@@ -52,6 +66,7 @@ export const SearchQuery = Type.Object({
   filters: Type.Optional(Type.String({ maxLength: MAX_FILTERS_LENGTH, description: FILTERS_PARAM_DESCRIPTION })),
   sort: Type.Optional(Sort),
   group_variants: GroupVariantsParam('colour'),
+  ...ShopperParams,
   ...Paging(RANKED_PAGING),
 });
 
@@ -106,6 +121,7 @@ export const ListingBody = Type.Object(
     facet_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FACET_LIMIT, default: DEFAULT_FACET_LIMIT })),
     sort: Type.Optional(Sort),
     group_variants: GroupVariantsParam('colour'),
+    ...ShopperParams,
     collection_id: Type.Optional(
       Type.String({
         minLength: 1,

@@ -21,7 +21,7 @@ import { CANONICAL_FIELDS } from '../../catalog/product-fields.js';
 import type { GroupVariants } from '../../catalog/variants.js';
 import type { ListingSnapshot, ListingSort } from '../products/catalog-listing.js';
 import { ResultLists, type ResultList, type SearchResult } from './result-lists.js';
-import { cardOf, discover, type Candidates, type DiscoveryCard } from './discovery.js';
+import { cardOf, discover, type Candidates, type DiscoveryCard, type DiscoveryQuery } from './discovery.js';
 import { activeRules, NO_RULES, parseSearchRules, type SearchRule } from './search-rules.js';
 import { suggest, type Suggestions } from './suggestions.js';
 
@@ -33,7 +33,10 @@ export type SearchHit = Omit<SearchResult, 'score'> & { title: string; score?: n
     sizes?: string[];
   };
 
-export type SearchSort = 'relevance' | ListingSort;
+export type SearchSort = 'relevance' | ListingSort | 'trending' | 'popular';
+
+/** A product's shopper signals (the events module), by product code. */
+export type SignalsOf = (storeId: string) => Promise<ReadonlyMap<string, { trend: number; popular: number }>>;
 
 /** A listing request: words or none (browse), the one filter language, facets, order, grouping, page. */
 export interface ListingRequest {
@@ -72,6 +75,7 @@ export class SearchService {
 
   private readonly stores: StoresService;
   private readonly cards: ProductCards;
+  private readonly signals: SignalsOf;
   private readonly collectionMembers: (
     store: Store,
     id: string,
@@ -88,6 +92,8 @@ export class SearchService {
     cards: ProductCards;
     /** A collection's visible members in its order (the collections module). */
     collectionMembers: (store: Store, id: string, options: { readYourWrites: boolean }) => Promise<string[]>;
+    /** Shopper signals for the trending and popular sorts (the events module). */
+    signals: SignalsOf;
     /** The memory budget of the typo vocabularies (VITRINE_SEARCH_VOCABULARY_MB). */
     vocabularyBytes: number;
     /** The memory budget of recent queries' result lists (VITRINE_SEARCH_RESULTS_MB). */
@@ -96,6 +102,7 @@ export class SearchService {
     this.stores = deps.stores;
     this.cards = deps.cards;
     this.collectionMembers = deps.collectionMembers;
+    this.signals = deps.signals;
     this.#lists = new ResultLists(deps);
   }
 
@@ -209,6 +216,8 @@ export class SearchService {
       rules.length === 0
         ? NO_RULES
         : activeRules(rules, { query: text, collectionId: request.collectionId, now: new Date() }, resolver);
+    const signals =
+      request.sort === 'trending' || request.sort === 'popular' ? await this.signals(store.id) : undefined;
     // From here on synchronous: the listing is read at one moment.
     const listing = await this.cards.listing(store);
     let candidates: Candidates;
@@ -235,11 +244,7 @@ export class SearchService {
       resolver,
       facets: request.facets ?? [],
       facetLimit: request.facetLimit ?? 50,
-      // Without words there is no relevance: the newest first, or a collection in its own order.
-      sort:
-        browsing && !members && (request.sort ?? 'relevance') === 'relevance'
-          ? 'newest'
-          : (request.sort ?? 'relevance'),
+      sort: this.#sortOf(request, browsing && !members, listing, signals),
       group: request.group,
       offset: request.offset,
       limit: request.limit,
@@ -285,6 +290,28 @@ export class SearchService {
     options: { readYourWrites: boolean },
   ): Promise<Suggestions> {
     return suggest(this.#lists, this.cards, store, input, options);
+  }
+
+  /**
+   * The order a listing asks for: without words (nor a collection's order) no relevance, the newest
+   * first; trending and popular read each product's shopper signal (0 without events).
+   */
+  #sortOf(
+    request: ListingRequest,
+    browsingAll: boolean,
+    listing: CatalogListing,
+    signals: Awaited<ReturnType<SignalsOf>> | undefined,
+  ): DiscoveryQuery['sort'] {
+    const sort = request.sort ?? 'relevance';
+    if (sort === 'trending' || sort === 'popular') {
+      const value = new Float64Array(listing.rows.rowCount);
+      for (const [code, signal] of signals ?? []) {
+        const row = listing.rowOf.get(code);
+        if (row !== undefined) value[row] = sort === 'trending' ? signal.trend : signal.popular;
+      }
+      return { name: sort, signal: (row) => value[row] };
+    }
+    return browsingAll && sort === 'relevance' ? 'newest' : sort;
   }
 
   /** Filters of a GET parameter (JSON text: 400 / 422 naming `filters`) or a body (422 naming the path). */

@@ -29,7 +29,9 @@ export interface Store {
   createdAt: string;
 }
 
-export function storeFromRow(row: Omit<Selectable<StoresTable>, 'allowed_origins' | 'change_floor'>): Store {
+export function storeFromRow(
+  row: Omit<Selectable<StoresTable>, 'allowed_origins' | 'change_floor' | 'shopper_key'>,
+): Store {
   // The profile is parsed on first use: most requests (reads) never need it.
   let profile: MappingProfile | null | undefined;
   return {

@@ -163,6 +163,18 @@ export async function changeSequences(db: Db): Promise<Array<{ id: string; chang
   return rows.map((row) => ({ id: row.id, change_seq: Number(row.change_seq) }));
 }
 
+/** The store's shopper key, made once: concurrent first events agree on the one stored. */
+export async function shopperKey(db: Db, storeId: string, candidate: string): Promise<string> {
+  await db
+    .updateTable('stores')
+    .set({ shopper_key: candidate })
+    .where('id', '=', storeId)
+    .where('shopper_key', 'is', null)
+    .execute();
+  const row = await db.selectFrom('stores').select('shopper_key').where('id', '=', storeId).executeTakeFirstOrThrow();
+  return row.shopper_key!;
+}
+
 export async function updateSearchRules(db: Db, storeId: string, rules: string | null) {
   await db.updateTable('stores').set({ search_rules: rules }).where('id', '=', storeId).execute();
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { InvalidInputError, StoreNotFoundError } from '../../errors.js';
@@ -73,6 +73,7 @@ function checkStoreInput(input: CreateStoreInput) {
 /** Workspaces and stores: what the operator creates (CLI and /admin/v1) and /v1 reads. Tokens: tokens.service.ts. */
 export class StoresService {
   #channelUsage: ChannelUsage | undefined;
+  readonly #shopperKeys = new Map<string, string>();
   /** The browser origins each store allows, cached for the CORS hooks. */
   readonly cors: CorsPolicy;
 
@@ -233,6 +234,17 @@ export class StoresService {
   async saveSynonyms(storeUuid: string, synonyms: string[][]): Promise<void> {
     await this.getStore(storeUuid);
     await repo.updateSynonyms(this.storage.db, storeUuid, JSON.stringify(synonyms));
+  }
+
+  /** The secret a store's shopper ids are hashed with (kept per process once read; never shown). */
+  async shopperKey(storeId: string): Promise<string> {
+    let key = this.#shopperKeys.get(storeId);
+    if (!key)
+      this.#shopperKeys.set(
+        storeId,
+        (key = await repo.shopperKey(this.storage.db, storeId, randomBytes(32).toString('base64url'))),
+      );
+    return key;
   }
 
   /** Stores a store's merchandising rules (JSON; null for none), as the search module checked them. */

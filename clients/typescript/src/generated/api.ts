@@ -57,6 +57,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/stores/{store_uuid}/analytics/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Trending products now, and the products most viewed over the period that nobody bought */
+        get: operations["adminProductAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{store_uuid}/analytics/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What shoppers search for: top queries (searches, clicks, click-through, conversions), queries that found nothing, queries whose results nobody clicks */
+        get: operations["adminSearchAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/stores/{store_uuid}/complements": {
         parameters: {
             query?: never;
@@ -216,6 +250,23 @@ export interface paths {
         put: operations["adminSetSearchRules"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{store_uuid}/shoppers/{shopper_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Erase a shopper (right to erasure): their events and what they added to the store's signals */
+        delete: operations["adminEraseShopper"];
         options?: never;
         head?: never;
         patch?: never;
@@ -577,6 +628,28 @@ export interface paths {
         get: operations["getComplementaryProducts"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record shopper events: views, clicks, add to cart, purchases, searches
+         * @description A batch of at most 500 events (more: 413). Each is checked alone: a fault fails that event (error_info names its index, event_id and reason) and the others are stored. An event_id the store already has counts as a duplicate, so a retried batch counts once. shopper_id is stored only as a keyed hash; DELETE /admin/v1/stores/{store_uuid}/shoppers/{shopper_id} erases a shopper. Product events are folded into per-product, per-day counters. Publishable keys allowed.
+         *
+         *     Allowed with a publishable (search) key.
+         */
+        post: operations["trackEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1020,7 +1093,7 @@ export interface components {
             name?: unknown;
             /** @description string or null: the parent collection in the same store (cycles are refused) */
             parentId?: unknown;
-            /** @description object {static: {qualityScore, trendScore, personalization} booleans (stored; no signal sorts by them yet), dynamic: [{field, order: asc|desc}] (orders the rule members by product attributes)} */
+            /** @description object {static: {qualityScore, trendScore, personalization} booleans (qualityScore and trendScore order the members after the heroes by their summed signals, each 0..1 within the store; personalization: not yet), dynamic: [{field, order: asc|desc}] (orders the rule members by product attributes; ties after the signals)} */
             sortBy?: unknown;
             /** @description "true": the members are exactly heroProducts (filters ignored); "false" (default) */
             static?: unknown;
@@ -1131,6 +1204,19 @@ export interface components {
             message: string;
             /** @description the caller's X-Request-Id, or a generated UUID */
             request_id: string;
+        };
+        EventsResult: {
+            accepted: number;
+            /** @description events whose event_id the store already had (retries) */
+            duplicate: number;
+            error_info: {
+                details: string;
+                event_id: string;
+                index: number;
+                /** @description invalid_event, invalid_event_id, invalid_type, invalid_time, too_old, in_the_future, invalid_field, missing_query, missing_product, unknown_product */
+                reason: string;
+            }[];
+            rejected: number;
         };
         FailureCount: {
             /** @description failure reason */
@@ -1260,6 +1346,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProductAnalytics: {
+            from: string;
+            to: string;
+            /** @description the trend score now (the trending sort) */
+            trending: {
+                product_code: string;
+                trend: number;
+            }[];
+            viewed_not_bought: {
+                carts: number;
+                clicks: number;
+                product_code: string;
+                views: number;
+            }[];
+        };
         ProductFailure: {
             details: string;
             /** @description position of the item in the body */
@@ -1312,6 +1413,31 @@ export interface components {
         ProductWarning: {
             product_code: string;
             reasons: string[];
+        };
+        SearchAnalytics: {
+            from: string;
+            to: string;
+            top_queries: {
+                /** @description clicks / searches */
+                click_through: number;
+                /** @description click events naming the query */
+                clicks: number;
+                /** @description add_to_cart and purchase events naming the query */
+                conversions: number;
+                /** @description folded case and spaces */
+                query: string;
+                searches: number;
+            }[];
+            /** @description queries searched at least 3 times with hits and never clicked */
+            unclicked_queries: {
+                query: string;
+                searches: number;
+            }[];
+            /** @description searches that showed no hit */
+            zero_result_queries: {
+                query: string;
+                searches: number;
+            }[];
         };
         SearchHit: {
             currency: string;
@@ -1407,6 +1533,32 @@ export interface components {
                 hits: number;
                 text: string;
             }[];
+        };
+        ShopperEvent: {
+            /** @description string (client-chosen, 1 to 200 characters): a retry with the same id counts once */
+            event_id?: unknown;
+            /** @description integer ≥ 0: results the search showed (search: required) */
+            hits?: unknown;
+            /** @description integer ≥ 1: the result position clicked */
+            position?: unknown;
+            /** @description number ≥ 0 */
+            price?: unknown;
+            /** @description string: the product (view, click, add_to_cart, purchase); must be in the catalog */
+            product_code?: unknown;
+            /** @description integer ≥ 1 */
+            quantity?: unknown;
+            /** @description string: the search that led here (search: required) */
+            query?: unknown;
+            /** @description string */
+            session_id?: unknown;
+            /** @description string: stored only as a keyed hash (the store's secret); erasable */
+            shopper_id?: unknown;
+            /** @description ISO 8601 date-time (default: now); more than 7 days ago: too_old; more than 5 minutes ahead: in_the_future */
+            time?: unknown;
+            /** @description string, one of view, click, add_to_cart, purchase, search */
+            type?: unknown;
+        } & {
+            [key: string]: unknown;
         };
         Store: {
             /** @description channel code -> number of distinct parent_codes with at least one asset link on it */
@@ -2047,6 +2199,86 @@ export interface operations {
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
     };
+    adminProductAnalytics: {
+        parameters: {
+            query?: {
+                /** @description first day (YYYY-MM-DD), default 6 days before to */
+                from?: string;
+                /** @description last day (YYYY-MM-DD), default today */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProductAnalytics"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminSearchAnalytics: {
+        parameters: {
+            query?: {
+                /** @description first day (YYYY-MM-DD), default 6 days before to */
+                from?: string;
+                /** @description last day (YYYY-MM-DD), default today */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SearchAnalytics"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
     adminGetComplementRules: {
         parameters: {
             query?: never;
@@ -2629,6 +2861,44 @@ export interface operations {
                     "application/json": {
                         data: {
                             rules: components["schemas"]["SearchRule"][];
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminEraseShopper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shopper_id: string;
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            erased_events: number;
                         };
                         status: components["schemas"]["SuccessStatus"];
                     };
@@ -4013,6 +4283,50 @@ export interface operations {
             502: components["responses"]["BackingServiceUnavailable"];
         };
     };
+    trackEvents: {
+        parameters: {
+            query: {
+                store_uuid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a batch of shopper events (at most 500; more: 413) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShopperEvent"][];
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EventsResult"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
+        };
+    };
     uploadMedia: {
         parameters: {
             query: {
@@ -4393,8 +4707,12 @@ export interface operations {
                 q?: string;
                 /** @description search text (alias q); empty or whitespace: 422 */
                 query?: string;
-                /** @description relevance (default with words), newest (default without: first stored first), price_asc / price_desc (products without a valid price last), name_asc; ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort. */
-                sort?: "relevance" | "newest" | "price_asc" | "price_desc" | "name_asc";
+                /** @description the session: the search is recorded as a search event */
+                session_id?: string;
+                /** @description the shopper (stored only as a keyed hash): the search is recorded as their search event */
+                shopper_id?: string;
+                /** @description relevance (default with words), newest (default without: last stored first), price_asc / price_desc (products without a valid price last), name_asc, trending (shopper events, time-decayed), popular (purchases in 30 days); ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort. */
+                sort?: "relevance" | "newest" | "price_asc" | "price_desc" | "name_asc" | "trending" | "popular";
                 store_uuid: string;
             };
             header?: never;
@@ -4468,8 +4786,12 @@ export interface operations {
                     offset: number;
                     /** @description words; absent or empty: browse every visible product (or the collection) */
                     query?: string;
-                    /** @description relevance (default with words), newest (default without: first stored first), price_asc / price_desc (products without a valid price last), name_asc; ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort. */
-                    sort?: "relevance" | "newest" | "price_asc" | "price_desc" | "name_asc";
+                    /** @description the session: the search is recorded as a search event */
+                    session_id?: string;
+                    /** @description the shopper (stored only as a keyed hash): the search is recorded as their search event */
+                    shopper_id?: string;
+                    /** @description relevance (default with words), newest (default without: last stored first), price_asc / price_desc (products without a valid price last), name_asc, trending (shopper events, time-decayed), popular (purchases in 30 days); ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort. */
+                    sort?: "relevance" | "newest" | "price_asc" | "price_desc" | "name_asc" | "trending" | "popular";
                 };
             };
         };

@@ -1,0 +1,201 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { StorageHandle } from '../../storage/database.js';
+import { inTransaction } from '../../storage/transactions.js';
+import { PayloadTooLargeError } from '../../errors.js';
+import { formatLimit, MAX_EVENTS_BATCH } from '../../catalog/limits.js';
+import type { ProductsReadPort } from '../products/products.read-port.js';
+import type { StoresService } from '../stores/stores.service.js';
+import type { Store } from '../stores/store.js';
+import { checkEvent, type EventFailure, type EventInput } from './event-input.js';
+import * as repo from './events.repository.js';
+import { Signals } from './signals.js';
+import {
+  periodOf,
+  searchAnalytics,
+  viewedNotBought,
+  type ProductAnalytics,
+  type SearchAnalytics,
+} from './analytics.js';
+import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
+
+export interface EventsAnswer {
+  accepted: number;
+  duplicate: number;
+  rejected: number;
+  error_info: EventFailure[];
+}
+
+/** Which day counter an event type adds to. */
+const COUNTER = { view: 'views', click: 'clicks', add_to_cart: 'carts', purchase: 'purchases' } as const;
+
+/**
+ * Shopper events in (issue 41): each checked alone, deduplicated by the client's event_id (a retry
+ * counts once), the shopper id kept only as a keyed hash, and product events folded into per-product,
+ * per-day counters in the same transaction, so signals read counters, never raw events.
+ */
+export class EventsService {
+  readonly pruner: PollingWorker;
+  readonly signals: Signals;
+
+  constructor(
+    private readonly deps: {
+      storage: StorageHandle;
+      products: ProductsReadPort;
+      stores: StoresService;
+      retentionDays: number;
+      trendHalfLifeHours: number;
+      onError?: WorkerErrorLog;
+    },
+  ) {
+    this.signals = new Signals({ storage: deps.storage, halfLifeHours: deps.trendHalfLifeHours });
+    this.pruner = new PollingWorker('events.prune', 60 * 60_000, () => this.prune(), deps.onError);
+  }
+
+  /** Drops events and counters older than the retention, every store at once. */
+  async prune(now = new Date()): Promise<number> {
+    const day = new Date(now.getTime() - this.deps.retentionDays * 86_400_000).toISOString().slice(0, 10);
+    return repo.pruneBefore(this.deps.storage.db, day);
+  }
+
+  async record(store: Store, body: unknown[], now = new Date()): Promise<EventsAnswer> {
+    if (body.length > MAX_EVENTS_BATCH)
+      throw new PayloadTooLargeError(
+        `at most ${formatLimit(MAX_EVENTS_BATCH)} events per request, got ${formatLimit(body.length)}`,
+      );
+    const failures: EventFailure[] = [];
+    const events: EventInput[] = [];
+    for (const [index, raw] of body.entries()) {
+      const checked = checkEvent(raw, index, now);
+      if (checked.ok) events.push(checked.event);
+      else failures.push(checked.failure);
+    }
+    const codes = [...new Set(events.flatMap((e) => (e.productCode ? [e.productCode] : [])))];
+    const known = new Set((await this.deps.products.attributesByCodes(store.id, codes)).map((p) => p.code));
+    const valid = events.filter((event) => {
+      if (!event.productCode || known.has(event.productCode)) return true;
+      failures.push({
+        index: event.index,
+        event_id: event.eventId,
+        reason: 'unknown_product',
+        details: `product ${event.productCode} is not in the catalog`,
+      });
+      return false;
+    });
+    // The same event_id twice in one batch: the first counts, the next is a duplicate.
+    const firsts = new Map<string, EventInput>();
+    for (const event of valid) if (!firsts.has(event.eventId)) firsts.set(event.eventId, event);
+    const key = valid.some((e) => e.shopperId) ? await this.deps.stores.shopperKey(store.id) : '';
+    const stored = await inTransaction(this.deps.storage, async (trx) => {
+      const rows = [...firsts.values()].map((e) => ({
+        store_id: store.id,
+        event_id: e.eventId,
+        type: e.type,
+        product_code: e.productCode,
+        shopper_hash: e.shopperId ? shopperHash(key, e.shopperId) : null,
+        session_id: e.sessionId,
+        query: e.query,
+        hits: e.hits,
+        position: e.position,
+        quantity: e.quantity,
+        price: e.price,
+        day: e.occurredAt.toISOString().slice(0, 10),
+        occurred_at: e.occurredAt.toISOString(),
+      }));
+      const inserted = await repo.insertEvents(trx, rows);
+      await repo.addToDays(
+        trx,
+        store.id,
+        dayCounts(
+          rows.filter((row) => inserted.has(row.event_id)),
+          1,
+        ),
+      );
+      return inserted;
+    });
+    // This process reads its own events at once; the others within a second (Signals).
+    if (stored.size > 0) this.signals.forget(store.id);
+    return {
+      accepted: stored.size,
+      duplicate: valid.length - stored.size,
+      rejected: failures.length,
+      error_info: failures.sort((a, b) => a.index - b.index),
+    };
+  }
+
+  /**
+   * A search the server answered for an identified shopper or session, recorded as that shopper's
+   * search event (so search analytics need no client code).
+   */
+  async recordSearch(store: Store, search: { query: string; hits: number; shopperId?: string; sessionId?: string }) {
+    if (!search.shopperId && !search.sessionId) return;
+    await this.record(store, [
+      {
+        event_id: `search-${randomUUID()}`,
+        type: 'search',
+        query: search.query,
+        hits: search.hits,
+        ...(search.shopperId ? { shopper_id: search.shopperId } : {}),
+        ...(search.sessionId ? { session_id: search.sessionId } : {}),
+      },
+    ]);
+  }
+
+  /** What shoppers searched for over a period (default the last 7 days). */
+  async searchAnalytics(store: Store, from?: string, to?: string): Promise<SearchAnalytics> {
+    return searchAnalytics(this.deps.storage.db, store.id, periodOf(from, to));
+  }
+
+  /** The trending products now, and those most viewed over a period that nobody bought. */
+  async productAnalytics(store: Store, from?: string, to?: string): Promise<ProductAnalytics> {
+    const period = periodOf(from, to);
+    const [signals, viewed] = await Promise.all([
+      this.signals.of(store.id),
+      viewedNotBought(this.deps.storage.db, store.id, period),
+    ]);
+    const trending = [...signals]
+      .filter(([, s]) => s.trend > 0)
+      .map(([product_code, s]) => ({ product_code, trend: Math.round(s.trend * 1000) / 1000 }))
+      .sort((a, b) => b.trend - a.trend || (a.product_code < b.product_code ? -1 : 1))
+      .slice(0, 50);
+    return { ...period, trending, viewed_not_bought: viewed };
+  }
+
+  /** Erases a shopper (right to erasure): their events, and what they added to the counters. */
+  async eraseShopper(store: Store, shopperId: string): Promise<{ erased_events: number }> {
+    const hash = shopperHash(await this.deps.stores.shopperKey(store.id), shopperId);
+    const erased = await inTransaction(this.deps.storage, async (trx) => {
+      const rows = await repo.eventsOfShopper(trx, store.id, hash);
+      await repo.addToDays(trx, store.id, dayCounts(rows, -1));
+      await repo.deleteEmptyDays(trx, store.id);
+      return repo.deleteEventsOfShopper(trx, store.id, hash);
+    });
+    this.signals.forget(store.id);
+    return { erased_events: erased };
+  }
+}
+
+/** A shopper id as stored: HMAC-SHA256 with the store's key, so ids are not readable nor comparable across stores. */
+export function shopperHash(key: string, shopperId: string): string {
+  return createHmac('sha256', key).update(shopperId).digest('base64url');
+}
+
+/** Product events summed per product and day, times `sign`. */
+function dayCounts(
+  rows: Array<{ type: string; product_code: string | null; day: string }>,
+  sign: number,
+): repo.DayCounts[] {
+  const byKey = new Map<string, repo.DayCounts>();
+  for (const row of rows) {
+    const counter = COUNTER[row.type as keyof typeof COUNTER];
+    if (!counter || !row.product_code) continue;
+    const key = `${row.product_code}\u0000${row.day}`;
+    let entry = byKey.get(key);
+    if (!entry)
+      byKey.set(
+        key,
+        (entry = { productCode: row.product_code, day: row.day, views: 0, clicks: 0, carts: 0, purchases: 0 }),
+      );
+    entry[counter] += sign;
+  }
+  return [...byKey.values()];
+}

@@ -1,0 +1,63 @@
+import type { StorageHandle } from '../../storage/database.js';
+import * as repo from './events.repository.js';
+
+/** Weights of the product events in the trend score: a purchase says most. */
+export const TREND_WEIGHTS = { views: 1, clicks: 3, carts: 8, purchases: 20 } as const;
+/** `popular` counts purchases over this many days. */
+export const POPULAR_DAYS = 30;
+/** Signals are re-read at most this often per store and process: a burst shows within it. */
+const FRESH_MS = 1000;
+
+export interface ProductSignals {
+  /** Σ weight × count × 2^(−age / half-life) over the days with events (age: hours since the day's middle). */
+  trend: number;
+  /** Purchases over the last POPULAR_DAYS days. */
+  popular: number;
+}
+
+/**
+ * Per-product signals read from the daily counters (never from raw events): the trend score and
+ * purchases in 30 days. Kept per store for a second; concurrent readers share one read.
+ */
+export class Signals {
+  readonly #cache = new Map<string, { at: number; value: Promise<Map<string, ProductSignals>> }>();
+
+  constructor(private readonly deps: { storage: StorageHandle; halfLifeHours: number }) {}
+
+  of(storeId: string, now = Date.now()): Promise<Map<string, ProductSignals>> {
+    const cached = this.#cache.get(storeId);
+    if (cached && now - cached.at < FRESH_MS) return cached.value;
+    const value = this.#read(storeId, now);
+    this.#cache.set(storeId, { at: now, value });
+    value.catch(() => this.#cache.delete(storeId));
+    return value;
+  }
+
+  /** Forgets a store's signals (after an erasure): the next read is fresh. */
+  forget(storeId: string) {
+    this.#cache.delete(storeId);
+  }
+
+  async #read(storeId: string, now: number): Promise<Map<string, ProductSignals>> {
+    // Older days weigh less than 1/1000 of today after 10 half-lives: not worth reading.
+    const horizonDays = Math.max(POPULAR_DAYS, Math.ceil((10 * this.deps.halfLifeHours) / 24));
+    const since = new Date(now - horizonDays * 86_400_000).toISOString().slice(0, 10);
+    const popularSince = new Date(now - POPULAR_DAYS * 86_400_000).toISOString().slice(0, 10);
+    const rows = await repo.daysSince(this.deps.storage.db, storeId, since);
+    const signals = new Map<string, ProductSignals>();
+    for (const row of rows) {
+      const ageHours = Math.max(0, (now - Date.parse(`${row.day}T12:00:00Z`)) / 3_600_000);
+      const decay = 2 ** (-ageHours / this.deps.halfLifeHours);
+      const weighted =
+        TREND_WEIGHTS.views * Number(row.views) +
+        TREND_WEIGHTS.clicks * Number(row.clicks) +
+        TREND_WEIGHTS.carts * Number(row.carts) +
+        TREND_WEIGHTS.purchases * Number(row.purchases);
+      let entry = signals.get(row.product_code);
+      if (!entry) signals.set(row.product_code, (entry = { trend: 0, popular: 0 }));
+      entry.trend += weighted * decay;
+      if (row.day >= popularSince) entry.popular += Number(row.purchases);
+    }
+    return signals;
+  }
+}
