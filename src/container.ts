@@ -191,8 +191,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     // Events are created below; collection pages read them only when a collection sorts by a signal.
     signals: {
       quality: (store) => productCards.qualityOf(store),
-      trend: async (storeId) =>
-        new Map([...(await events.signals.of(storeId))].map(([code, signal]) => [code, signal.trend])),
+      trend: (storeId) => events.signals.of(storeId),
     },
     onError,
   });

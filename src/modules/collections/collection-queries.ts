@@ -41,6 +41,9 @@ interface Snapshot {
 
 /** What storefronts and the console read of collections: listings, the tree, members, previews. */
 export class CollectionQueries {
+  /** Members ordered by signals, per signals map and member list (both replaced, never changed, when they move). */
+  readonly #signalOrders = new WeakMap<object, WeakMap<string[], Map<string, string[]>>>();
+
   constructor(
     private readonly deps: {
       storage: StorageHandle;
@@ -236,17 +239,17 @@ export class CollectionQueries {
       flags.includes('qualityScore') ? signals.quality(store) : undefined,
       flags.includes('trendScore') ? signals.trend(store.id) : undefined,
     ]);
-    const heroes = new Set(view.heroProducts);
-    const highestTrend = Math.max(0, ...(trend ? [...trend.values()] : []));
-    const score = (code: string) =>
-      (quality ? quality(code) : 0) + (trend && highestTrend > 0 ? (trend.get(code) ?? 0) / highestTrend : 0);
-    const lead = codes.filter((code) => heroes.has(code));
-    const rest = codes
-      .filter((code) => !heroes.has(code))
-      .map((code, order) => ({ code, order, score: score(code) }))
-      .sort((a, b) => b.score - a.score || a.order - b.order)
-      .map(({ code }) => code);
-    const pageCodes = [...lead, ...rest].slice(page.offset, page.offset + page.limit);
+    // The order stands while the members (a catalog version) and the signals (a map per read) do.
+    const key = `${view.id}\u0000${flags.join(',')}`;
+    let byMembers = this.#signalOrders.get(trend ?? codes);
+    if (!byMembers) this.#signalOrders.set(trend ?? codes, (byMembers = new WeakMap()));
+    let kept = byMembers.get(codes)?.get(key);
+    if (!kept) {
+      kept = orderBySignals(codes, new Set(view.heroProducts), quality, trend);
+      if (!byMembers.has(codes)) byMembers.set(codes, new Map());
+      byMembers.get(codes)!.set(key, kept);
+    }
+    const pageCodes = kept.slice(page.offset, page.offset + page.limit);
     return {
       total: view.totalProducts,
       products: await this.deps.products.summariesByCodes(store.id, pageCodes, { visibleOnly: true }),
@@ -275,10 +278,30 @@ export class CollectionQueries {
 /** The signals `sortBy.static` can enable. */
 type StaticFlag = 'qualityScore' | 'trendScore' | 'personalization';
 
+/** Heroes first (their order), then the rest by summed signals, ties in the order given. */
+function orderBySignals(
+  codes: string[],
+  heroes: Set<string>,
+  quality: ((code: string) => number) | undefined,
+  trend: ReadonlyMap<string, { trend: number }> | undefined,
+): string[] {
+  let highest = 0;
+  for (const signal of trend?.values() ?? []) if (signal.trend > highest) highest = signal.trend;
+  const score = (code: string) =>
+    (quality ? quality(code) : 0) + (trend && highest > 0 ? (trend.get(code)?.trend ?? 0) / highest : 0);
+  const rest = codes
+    .filter((code) => !heroes.has(code))
+    .map((code, order) => ({ code, order, score: score(code) }))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .map(({ code }) => code);
+  return [...codes.filter((code) => heroes.has(code)), ...rest];
+}
+
 /** Where collection pages read signals from (the products module's listing, the events module). */
 export interface StaticSignals {
   quality(store: Store): Promise<(code: string) => number>;
-  trend(storeId: string): Promise<ReadonlyMap<string, number>>;
+  /** Per product code its signals (the same map object while they stand: orders are kept per map). */
+  trend(storeId: string): Promise<ReadonlyMap<string, { trend: number }>>;
 }
 
 function enabledSignals(view: CollectionView): StaticFlag[] {

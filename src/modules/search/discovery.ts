@@ -161,9 +161,14 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
   } else if (typeof query.sort === 'object') {
     const { signal } = query.sort;
     const codes = rows.codes;
-    ordered = Int32Array.from(passing).sort(
-      (a, b) => signal(b) - signal(a) || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),
-    );
+    const sortBySignal = () =>
+      Int32Array.from(passing).sort(
+        (a, b) => signal(b) - signal(a) || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),
+      );
+    // The whole catalog by a signal: kept while the signal (one read of the signals) stands.
+    ordered = everything
+      ? (signalOrders.get(signal) ?? signalOrders.set(signal, sortBySignal()).get(signal)!)
+      : sortBySignal();
   } else
     ordered = everything
       ? snapshot.order(query.sort).order
@@ -329,3 +334,6 @@ export function cardOf(listing: CatalogListing, group: GroupVariants, row: numbe
         : [];
   return { row, code: rows.codes[row], score, variantCount: members.length, sizes };
 }
+
+/** The whole catalog in a signal's order, per signal function (one per signals read and listing version). */
+const signalOrders = new WeakMap<(row: number) => number, Int32Array>();

@@ -68,6 +68,10 @@ const ALWAYS_KNOWN = new Set([...CANONICAL_FIELDS, 'Size', 'Stock'].map((f) => f
 export class SearchService {
   readonly #lists: ResultLists;
   readonly #rules = new Map<string, { source: string; rules: SearchRule[] }>();
+  readonly #signalSorts = new WeakMap<
+    object,
+    WeakMap<ListingSnapshot, Partial<Record<'trending' | 'popular', { name: string; signal: (row: number) => number }>>>
+  >();
   readonly #rowsOfLists = new WeakMap<
     ResultList,
     { snapshot: ListingSnapshot; rows: Int32Array; scores: Float64Array }
@@ -303,15 +307,26 @@ export class SearchService {
     signals: Awaited<ReturnType<SignalsOf>> | undefined,
   ): DiscoveryQuery['sort'] {
     const sort = request.sort ?? 'relevance';
-    if (sort === 'trending' || sort === 'popular') {
-      const value = new Float64Array(listing.rows.rowCount);
-      for (const [code, signal] of signals ?? []) {
-        const row = listing.rowOf.get(code);
-        if (row !== undefined) value[row] = sort === 'trending' ? signal.trend : signal.popular;
+    if ((sort === 'trending' || sort === 'popular') && signals) {
+      // One table per signals read, listing version and sort: the same function object, so the
+      // listing engine can keep the whole catalog's order under it.
+      let bySnapshot = this.#signalSorts.get(signals);
+      if (!bySnapshot) this.#signalSorts.set(signals, (bySnapshot = new WeakMap()));
+      let sorts = bySnapshot.get(listing.snapshot);
+      if (!sorts) bySnapshot.set(listing.snapshot, (sorts = {}));
+      if (!sorts[sort]) {
+        const value = new Float64Array(listing.rows.rowCount);
+        for (const [code, signal] of signals) {
+          const row = listing.rowOf.get(code);
+          if (row !== undefined) value[row] = sort === 'trending' ? signal.trend : signal.popular;
+        }
+        sorts[sort] = { name: sort, signal: (row) => value[row] };
       }
-      return { name: sort, signal: (row) => value[row] };
+      return sorts[sort];
     }
-    return browsingAll && sort === 'relevance' ? 'newest' : sort;
+    // (trending and popular always come with their signals read.)
+    if (sort === 'trending' || sort === 'popular' || (browsingAll && sort === 'relevance')) return 'newest';
+    return sort;
   }
 
   /** Filters of a GET parameter (JSON text: 400 / 422 naming `filters`) or a body (422 naming the path). */
