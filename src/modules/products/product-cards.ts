@@ -3,7 +3,6 @@ import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.j
 import { productCardOf, type ProductCard } from '../../catalog/product-summary.js';
 import type { ProductsReadPort } from './products.read-port.js';
 import { AttributeColumns } from '../../catalog/attribute-columns.js';
-import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js';
 import { ListingRows, type ListingSnapshot } from './catalog-listing.js';
 import { isInStock } from '../../catalog/variants.js';
 import type { ProductRecord } from './products.read-port.js';
@@ -52,23 +51,6 @@ export class ProductCards {
     });
   }
 
-  /**
-   * Whether a visible product satisfies `filters` (the catalog's filter language), as of the store's
-   * change sequence: each condition is evaluated once per distinct value, then a lookup per product.
-   */
-  async matcher(
-    store: { id: string; changeSeq: number },
-    filters: CompiledFilters,
-    resolver: AudienceResolver,
-  ): Promise<(code: string) => boolean> {
-    const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
-    const accepts = index.columns.compile(filters, resolver);
-    return (code) => {
-      const row = index.rowOf.get(code);
-      return row !== undefined && index.cards.has(code) && accepts(row);
-    };
-  }
-
   /** The store's visible products for a listing (filters, facets, grouping, sorting), as of `changeSeq`. */
   async listing(store: { id: string; changeSeq: number }): Promise<CatalogListing> {
     const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
@@ -88,17 +70,6 @@ export class ProductCards {
       const row = index.rowOf.get(code);
       return row === undefined || !index.rows.live[row] ? 0 : index.rows.quality[row];
     };
-  }
-
-  /** The cards of `codes` as of the store's change sequence `changeSeq` (absent: not visible). */
-  async cardsOf(store: { id: string; changeSeq: number }, codes: readonly string[]): Promise<Map<string, ListingCard>> {
-    const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
-    const found = new Map<string, ListingCard>();
-    for (const code of codes) {
-      const card = index.cards.get(code);
-      if (card) found.set(code, card);
-    }
-    return found;
   }
 
   close() {
