@@ -189,27 +189,28 @@ export class ResultLists {
     const plan = withoutConcepts(wide);
     if (plan.clauses.length === 0) return undefined;
     const fetch = wanted + 10;
-    const all = await this.deps.textIndex.search(store.id, plan, 'all', fetch);
-    const seen = new Set<string>();
-    const scored: SearchResult[] = [];
-    const add = (hit: TextHit, tier: number) => {
-      if (seen.has(hit.productCode)) return;
-      seen.add(hit.productCode);
-      scored.push({ product_code: hit.productCode, score: shapeScore(tier, hit.relevance) });
-    };
-    for (const hit of all) add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
-    let complete = all.length < fetch;
-    if (complete && wide !== plan) {
-      const more = await this.deps.textIndex.search(store.id, wide, 'all', fetch);
-      for (const hit of more) add(hit, 0.5);
-      complete = more.length < fetch;
-    }
+    const scored = new ScoredHits();
+    const complete = await this.#everyWord(store.id, plan, wide, fetch, scored);
     // Fewer than asked for: that is all of them. Otherwise counted (every product with the words
     // themselves also has them with resolved concepts: `wide` counts all).
-    const total = complete ? scored.length : await this.deps.textIndex.count(store.id, wide);
+    const total = complete ? scored.hits.length : await this.deps.textIndex.count(store.id, wide);
     if (total === 0) return undefined;
-    const hits = scored.sort(byScore).slice(0, wanted);
+    const hits = scored.hits.sort(byScore).slice(0, wanted);
     return { hits, total, correctedQuery: correction(query, vocabulary) };
+  }
+
+  /**
+   * The products with every word, best `limit` of each: phrase matches in the title (tier 2), the
+   * words anywhere (tier 1), then, when that was all of them, the words some only through what the
+   * catalog vocabulary resolved ("women" for `Ladieswear`, tier 0.5). True when nothing was left out.
+   */
+  async #everyWord(storeId: string, plan: QueryPlan, wide: QueryPlan, limit: number, scored: ScoredHits) {
+    const all = await this.deps.textIndex.search(storeId, plan, 'all', limit);
+    for (const hit of all) scored.add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
+    if (all.length >= limit || wide === plan) return all.length < limit;
+    const more = await this.deps.textIndex.search(storeId, wide, 'all', limit);
+    for (const hit of more) scored.add(hit, 0.5);
+    return more.length < limit;
   }
 
   /** The vocabulary once read-your-writes brought the index up to date, and whether it is current. */
@@ -233,29 +234,19 @@ export class ResultLists {
     const wide = planQuery(query, vocabulary, this.synonymsOf(store), { lastWordIsPrefix, concepts: true });
     const plan = withoutConcepts(wide);
     let relaxed = false;
-    const scored: SearchResult[] = [];
+    const scored = new ScoredHits(results.keys());
     if (plan.clauses.length > 0) {
-      const seen = new Set(results.keys());
-      const add = (hit: TextHit, tier: number) => {
-        if (seen.has(hit.productCode)) return;
-        seen.add(hit.productCode);
-        scored.push({ product_code: hit.productCode, score: shapeScore(tier, hit.relevance) });
-      };
-      const search = (p: QueryPlan, mode: 'all' | 'any') => this.deps.textIndex.search(store.id, p, mode, window);
-      const all = await search(plan, 'all');
-      for (const hit of all) add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
-      // Then every word, some only through what the catalog vocabulary resolved ("women" for `Ladieswear`).
-      if (all.length < window && wide !== plan) for (const hit of await search(wide, 'all')) add(hit, 0.5);
+      await this.#everyWord(store.id, plan, wide, window, scored);
       // Nothing has every word: the query relaxed, its most common (least specific) words dropped first.
-      if (scored.length === 0 && results.size === 0) {
+      if (scored.hits.length === 0 && results.size === 0) {
         for (const partial of [...relaxations(plan, vocabulary), ...commonWordRelaxations(plan, vocabulary)]) {
-          for (const hit of await search(partial, 'all')) add(hit, 0);
-          if (scored.length > 0) break;
+          for (const hit of await this.deps.textIndex.search(store.id, partial, 'all', window)) scored.add(hit, 0);
+          if (scored.hits.length > 0) break;
         }
-        relaxed = scored.length > 0;
+        relaxed = scored.hits.length > 0;
       }
     }
-    const visible = current ? scored : await this.#visible(store.id, scored);
+    const visible = current ? scored.hits : await this.#visible(store.id, scored.hits);
     for (const hit of visible) results.set(hit.product_code, hit);
     const hits = [...results.values()].sort(byScore).slice(0, window);
     const correctedQuery = hits.length > 0 && !relaxed ? correction(query, vocabulary) : null;
@@ -273,6 +264,22 @@ export class ResultLists {
       hits.map((hit) => hit.product_code),
     );
     return hits.filter((hit) => visible.has(hit.product_code));
+  }
+}
+
+/** Text hits scored once each: a product keeps the first (best) tier it was found in. */
+class ScoredHits {
+  readonly hits: SearchResult[] = [];
+  readonly #seen: Set<string>;
+
+  constructor(already: Iterable<string> = []) {
+    this.#seen = new Set(already);
+  }
+
+  add(hit: TextHit, tier: number) {
+    if (this.#seen.has(hit.productCode)) return;
+    this.#seen.add(hit.productCode);
+    this.hits.push({ product_code: hit.productCode, score: shapeScore(tier, hit.relevance) });
   }
 }
 
