@@ -18,6 +18,7 @@ import { collectionSortKeysMigration } from './migrations/0015-collection-sort-k
 import * as pinsVersion from './migrations/0016-pins-version.js';
 import * as searchRules from './migrations/0017-search-rules.js';
 import * as shopperEvents from './migrations/0018-shopper-events.js';
+import * as eventCaps from './migrations/0019-event-caps.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -41,6 +42,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0016-pins-version': pinsVersion,
     '0017-search-rules': searchRules,
     '0018-shopper-events': shopperEvents,
+    '0019-event-caps': eventCaps,
   };
 }
 

@@ -288,6 +288,17 @@ export interface ShopperEventsTable {
   price: number | null;
   day: string;
   occurred_at: string;
+  /** 1 when the event added to the daily counters (its actor's first of its type, product and day). */
+  counted: number;
+}
+
+/** The actors that counted per product, day and event type (the flood cap). */
+export interface EventActorDaysTable {
+  store_id: string;
+  actor: string;
+  product_code: string;
+  day: string;
+  type: string;
 }
 
 export interface ProductEventDaysTable {
@@ -326,4 +337,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   shopper_events: ShopperEventsTable;
   product_event_days: ProductEventDaysTable;
+  event_actor_days: EventActorDaysTable;
 }

@@ -169,12 +169,24 @@ describeEachDialect(
       });
       const before = await listing({ sort: 'trending', filters: { Brand: 'Trendy' } });
       assert.deepEqual(before, ['T-COLD', 'T-HOT', 'T-WARM'], 'no events: ties by product_code');
-      // Planted: many views of T-WARM, a few purchases of T-HOT (a purchase weighs 20 views), yesterday's too.
+      // Planted (simulated sessions): many views of T-WARM, a few purchases of T-HOT (a purchase
+      // weighs 20 views), and yesterday's purchase of T-COLD.
       const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+      const session = (i: number) => `trend-session-${i}`;
       await track(t, [
-        ...Array.from({ length: 30 }, (_, i) => ({ event_id: `tw${i}`, type: 'view', product_code: 'T-WARM' })),
-        ...Array.from({ length: 3 }, (_, i) => ({ event_id: `th${i}`, type: 'purchase', product_code: 'T-HOT' })),
-        { event_id: 'tc0', type: 'purchase', product_code: 'T-COLD', time: yesterday },
+        ...Array.from({ length: 30 }, (_, i) => ({
+          event_id: `tw${i}`,
+          type: 'view',
+          product_code: 'T-WARM',
+          session_id: session(i),
+        })),
+        ...Array.from({ length: 3 }, (_, i) => ({
+          event_id: `th${i}`,
+          type: 'purchase',
+          product_code: 'T-HOT',
+          session_id: session(i),
+        })),
+        { event_id: 'tc0', type: 'purchase', product_code: 'T-COLD', time: yesterday, session_id: session(0) },
       ]);
       const filters = { Brand: 'Trendy' };
       assert.deepEqual(await listing({ sort: 'trending', filters }), ['T-HOT', 'T-WARM', 'T-COLD']);
@@ -228,11 +240,71 @@ describeEachDialect(
       assert.deepEqual(await members('by-quality'), ['C-B', 'C-C', 'C-A', 'C-H']);
       // Planted popularity: C-C bought, C-B clicked; the hero stays first.
       await track(t, [
-        { event_id: 'cc1', type: 'purchase', product_code: 'C-C' },
-        { event_id: 'cc2', type: 'purchase', product_code: 'C-C' },
-        { event_id: 'cb1', type: 'click', product_code: 'C-B' },
+        { event_id: 'cc1', type: 'purchase', product_code: 'C-C', shopper_id: 'coll-1' },
+        { event_id: 'cc2', type: 'purchase', product_code: 'C-C', shopper_id: 'coll-2' },
+        { event_id: 'cb1', type: 'click', product_code: 'C-B', shopper_id: 'coll-1' },
       ]);
       assert.deepEqual(await members('by-trend'), ['C-H', 'C-C', 'C-B', 'C-A']);
+    });
+
+    it('counts each shopper, session or sender once per product, day and type: a flood cannot move the trend', async () => {
+      const t = ctx();
+      await t.request({
+        method: 'POST',
+        url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+        payload: ['F-FLOOD', 'F-FAN', 'F-ANON'].map((code) => product(code, { Brand: 'Flood' })),
+      });
+      // One shopper sends 400 views and 50 purchases of F-FLOOD; one sender without any id floods
+      // F-ANON; five shoppers view F-FAN once each.
+      const flood = await track(t, [
+        ...Array.from({ length: 400 }, (_, i) => ({
+          event_id: `fl${i}`,
+          type: 'view',
+          product_code: 'F-FLOOD',
+          shopper_id: 'flooder',
+        })),
+        ...Array.from({ length: 50 }, (_, i) => ({
+          event_id: `fp${i}`,
+          type: 'purchase',
+          product_code: 'F-FLOOD',
+          shopper_id: 'flooder',
+        })),
+      ]);
+      assert.equal(flood.body.data.accepted, 450, 'every event is kept (analytics), only the first counts');
+      await track(
+        t,
+        Array.from({ length: 300 }, (_, i) => ({ event_id: `an${i}`, type: 'view', product_code: 'F-ANON' })),
+      );
+      await track(
+        t,
+        Array.from({ length: 5 }, (_, i) => ({
+          event_id: `fan${i}`,
+          type: 'add_to_cart',
+          product_code: 'F-FAN',
+          shopper_id: `fan-${i}`,
+        })),
+      );
+      assert.deepEqual(await counters(t, 'F-FLOOD'), { views: 1, clicks: 0, carts: 0, purchases: 1 });
+      assert.deepEqual(await counters(t, 'F-ANON'), { views: 1, clicks: 0, carts: 0, purchases: 0 });
+      assert.deepEqual(await counters(t, 'F-FAN'), { views: 0, clicks: 0, carts: 5, purchases: 0 });
+      const res = await t.request({
+        method: 'POST',
+        url: `/v1/search/query?store_uuid=${t.store.store_uuid}`,
+        payload: { group_variants: 'false', sort: 'trending', filters: { Brand: 'Flood' } },
+      });
+      assert.deepEqual(
+        json(res).data.hits.map((h: { product_code: string }) => h.product_code),
+        ['F-FAN', 'F-FLOOD', 'F-ANON'],
+      );
+      // Erasing the flooder takes back exactly what they added, and their next event counts again.
+      await t.app.inject({
+        method: 'DELETE',
+        url: `/admin/v1/stores/${t.store.store_uuid}/shoppers/flooder`,
+        headers: adminHeaders,
+      });
+      assert.deepEqual(await counters(t, 'F-FLOOD'), { views: 0, clicks: 0, carts: 0, purchases: 0 });
+      await track(t, [{ event_id: 'fl-again', type: 'view', product_code: 'F-FLOOD', shopper_id: 'flooder' }]);
+      assert.deepEqual(await counters(t, 'F-FLOOD'), { views: 1, clicks: 0, carts: 0, purchases: 0 });
     });
 
     it('records searches answered for an identified shopper or session as search events', async () => {
@@ -328,6 +400,7 @@ describeEachDialect(
       assert.ok(pruned > 0);
       const left = await t.container.storage.db.selectFrom('product_event_days').select('day').execute();
       assert.deepEqual(left, []);
+      assert.deepEqual(await t.container.storage.db.selectFrom('event_actor_days').select('day').execute(), []);
     });
 
     it('takes events from a publishable key for its own store only, and never another workspace', async () => {

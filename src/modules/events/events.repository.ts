@@ -56,11 +56,50 @@ export async function addToDays(db: Trx, storeId: string, counts: DayCounts[]) {
   }
 }
 
+export const actorDayKey = (actor: string, productCode: string, day: string, type: string) =>
+  `${actor}\u0000${productCode}\u0000${day}\u0000${type}`;
+
+/**
+ * Claims each (actor, product, day, type) not claimed before: the keys returned (actorDayKey) are
+ * the ones this call took, each once even when it comes several times.
+ */
+export async function claimActorDays(
+  db: Trx,
+  storeId: string,
+  keys: Array<{ actor: string; productCode: string; day: string; type: string }>,
+): Promise<Set<string>> {
+  const unique = new Map(keys.map((k) => [actorDayKey(k.actor, k.productCode, k.day, k.type), k]));
+  const claimed = new Set<string>();
+  for (const chunk of chunked(db, [...unique.values()], { paramsPerItem: 5, maxItems: 500 })) {
+    const rows = await db
+      .insertInto('event_actor_days')
+      .values(
+        chunk.map((k) => ({
+          store_id: storeId,
+          actor: k.actor,
+          product_code: k.productCode,
+          day: k.day,
+          type: k.type,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .returning(['actor', 'product_code', 'day', 'type'])
+      .execute();
+    for (const row of rows) claimed.add(actorDayKey(row.actor, row.product_code, row.day, row.type));
+  }
+  return claimed;
+}
+
+/** Drops an actor's claims (after an erasure). */
+export async function forgetActor(db: Db, storeId: string, actor: string) {
+  await db.deleteFrom('event_actor_days').where('store_id', '=', storeId).where('actor', '=', actor).execute();
+}
+
 /** A shopper's product events, for erasure. */
 export function eventsOfShopper(db: Db, storeId: string, shopperHash: string) {
   return db
     .selectFrom('shopper_events')
-    .select(['type', 'product_code', 'day'])
+    .select(['type', 'product_code', 'day', 'counted'])
     .where('store_id', '=', storeId)
     .where('shopper_hash', '=', shopperHash)
     .execute();
@@ -112,5 +151,6 @@ export function daysSince(db: Db, storeId: string, day: string) {
 export async function pruneBefore(db: Db, day: string): Promise<number> {
   const events = await db.deleteFrom('shopper_events').where('day', '<', day).executeTakeFirst();
   await db.deleteFrom('product_event_days').where('day', '<', day).execute();
+  await db.deleteFrom('event_actor_days').where('day', '<', day).execute();
   return Number(events.numDeletedRows);
 }

@@ -22,7 +22,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ events: EventsService }> 
         response: { 200: Envelope(EventsResult), ...standardErrors(413) },
       },
     },
-    async (request) => ok(request, await events.record(request.store, request.body)),
+    async (request) => ok(request, await events.record(request.store, request.body, request.ip)),
   );
 };
 

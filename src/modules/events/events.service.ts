@@ -8,6 +8,7 @@ import type { StoresService } from '../stores/stores.service.js';
 import type { Store } from '../stores/store.js';
 import { checkEvent, type EventFailure, type EventInput } from './event-input.js';
 import * as repo from './events.repository.js';
+import { actorDayKey } from './events.repository.js';
 import { Signals } from './signals.js';
 import {
   periodOf,
@@ -57,7 +58,11 @@ export class EventsService {
     return repo.pruneBefore(this.deps.storage.db, day);
   }
 
-  async record(store: Store, body: unknown[], now = new Date()): Promise<EventsAnswer> {
+  /**
+   * `sender`: the client's address, the actor of events that name neither a shopper nor a session
+   * (the flood cap counts each actor once per product, day and event type).
+   */
+  async record(store: Store, body: unknown[], sender = '', now = new Date()): Promise<EventsAnswer> {
     if (body.length > MAX_EVENTS_BATCH)
       throw new PayloadTooLargeError(
         `at most ${formatLimit(MAX_EVENTS_BATCH)} events per request, got ${formatLimit(body.length)}`,
@@ -70,7 +75,7 @@ export class EventsService {
       else failures.push(checked.failure);
     }
     const codes = [...new Set(events.flatMap((e) => (e.productCode ? [e.productCode] : [])))];
-    const known = new Set((await this.deps.products.attributesByCodes(store.id, codes)).map((p) => p.code));
+    const known = await this.deps.products.existingCodes(store.id, codes);
     const valid = events.filter((event) => {
       if (!event.productCode || known.has(event.productCode)) return true;
       failures.push({
@@ -84,29 +89,51 @@ export class EventsService {
     // The same event_id twice in one batch: the first counts, the next is a duplicate.
     const firsts = new Map<string, EventInput>();
     for (const event of valid) if (!firsts.has(event.eventId)) firsts.set(event.eventId, event);
-    const key = valid.some((e) => e.shopperId) ? await this.deps.stores.shopperKey(store.id) : '';
+    const key = valid.length > 0 ? await this.deps.stores.shopperKey(store.id) : '';
     const stored = await inTransaction(this.deps.storage, async (trx) => {
-      const rows = [...firsts.values()].map((e) => ({
-        store_id: store.id,
-        event_id: e.eventId,
-        type: e.type,
-        product_code: e.productCode,
-        shopper_hash: e.shopperId ? shopperHash(key, e.shopperId) : null,
-        session_id: e.sessionId,
-        query: e.query,
-        hits: e.hits,
-        position: e.position,
-        quantity: e.quantity,
-        price: e.price,
-        day: e.occurredAt.toISOString().slice(0, 10),
-        occurred_at: e.occurredAt.toISOString(),
-      }));
-      const inserted = await repo.insertEvents(trx, rows);
+      const rows = [...firsts.values()].map((e) => {
+        const shopper = e.shopperId ? shopperHash(key, e.shopperId) : null;
+        return {
+          row: {
+            store_id: store.id,
+            event_id: e.eventId,
+            type: e.type,
+            product_code: e.productCode,
+            shopper_hash: shopper,
+            session_id: e.sessionId,
+            query: e.query,
+            hits: e.hits,
+            position: e.position,
+            quantity: e.quantity,
+            price: e.price,
+            day: e.occurredAt.toISOString().slice(0, 10),
+            occurred_at: e.occurredAt.toISOString(),
+            counted: 0,
+          },
+          actor: shopper ?? (e.sessionId ? `session:${e.sessionId}` : `sender:${shopperHash(key, sender)}`),
+        };
+      });
+      // The flood cap: an actor's first event of a type for a product and day counts, the rest are
+      // kept (analytics) without adding. A retried event finds its key taken, so it never counts twice.
+      const firstOfActor = await repo.claimActorDays(
+        trx,
+        store.id,
+        rows.flatMap(({ row, actor }) =>
+          row.product_code ? [{ actor, productCode: row.product_code, day: row.day, type: row.type }] : [],
+        ),
+      );
+      for (const { row, actor } of rows)
+        if (row.product_code && firstOfActor.delete(actorDayKey(actor, row.product_code, row.day, row.type)))
+          row.counted = 1;
+      const inserted = await repo.insertEvents(
+        trx,
+        rows.map(({ row }) => row),
+      );
       await repo.addToDays(
         trx,
         store.id,
         dayCounts(
-          rows.filter((row) => inserted.has(row.event_id)),
+          rows.map(({ row }) => row).filter((row) => row.counted === 1 && inserted.has(row.event_id)),
           1,
         ),
       );
@@ -165,7 +192,15 @@ export class EventsService {
     const hash = shopperHash(await this.deps.stores.shopperKey(store.id), shopperId);
     const erased = await inTransaction(this.deps.storage, async (trx) => {
       const rows = await repo.eventsOfShopper(trx, store.id, hash);
-      await repo.addToDays(trx, store.id, dayCounts(rows, -1));
+      await repo.addToDays(
+        trx,
+        store.id,
+        dayCounts(
+          rows.filter((row) => row.counted === 1),
+          -1,
+        ),
+      );
+      await repo.forgetActor(trx, store.id, hash);
       await repo.deleteEmptyDays(trx, store.id);
       return repo.deleteEventsOfShopper(trx, store.id, hash);
     });

@@ -56,7 +56,12 @@ export class ProductsReadPort {
 
   /** The codes among `codes` that are visible. */
   async visibleCodes(storeId: string, codes: readonly string[]): Promise<Set<string>> {
-    return codes.length === 0 ? new Set() : repo.findVisibleCodes(this.storage.db, storeId, codes);
+    return codes.length === 0 ? new Set() : repo.findCodes(this.storage.db, storeId, codes, true);
+  }
+
+  /** The codes among `codes` that are stored, any status. */
+  async existingCodes(storeId: string, codes: readonly string[]): Promise<Set<string>> {
+    return codes.length === 0 ? new Set() : repo.findCodes(this.storage.db, storeId, codes, false);
   }
 
   /** Every product of a store (or only the visible ones), a page at a time in product_code order. */

@@ -247,20 +247,22 @@ export async function findByCodes(db: Db, storeId: string, codes: readonly strin
   return rows;
 }
 
-/** The visible codes among `codes` (no attributes read: search filters every page of hits through this). */
-export async function findVisibleCodes(db: Db, storeId: string, codes: readonly string[]) {
-  const visible = new Set<string>();
+/**
+ * The codes among `codes` that are stored (visible ones only, or any status), no attributes read:
+ * search filters every page of hits through this, events check their products with it.
+ */
+export async function findCodes(db: Db, storeId: string, codes: readonly string[], visibleOnly: boolean) {
+  const found = new Set<string>();
   for (const chunk of chunked(db, codes, { maxItems: 500 })) {
-    const rows = await db
+    let query = db
       .selectFrom('products')
       .select('product_code')
       .where('store_id', '=', storeId)
-      .where('status', 'in', [...VISIBLE_STATUSES])
-      .where('product_code', 'in', chunk)
-      .execute();
-    for (const row of rows) visible.add(row.product_code);
+      .where('product_code', 'in', chunk);
+    if (visibleOnly) query = query.where('status', 'in', [...VISIBLE_STATUSES]);
+    for (const row of await query.execute()) found.add(row.product_code);
   }
-  return visible;
+  return found;
 }
 
 /** One page of a store's products in product_code order, after `after`. */
