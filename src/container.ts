@@ -177,6 +177,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     collectionMembers: (store, id, options) => collections.queries.memberCodes(store, id, options),
     // Events are created below; signals are read only when a listing sorts by them.
     signals: (storeId) => events.signals.of(storeId),
+    tasteOf: (store, shopperId, listing) => events.tasteOf(store, shopperId, listing),
     vocabularyBytes: config.searchVocabularyBytes,
     resultBytes: config.searchResultBytes,
   });
@@ -192,6 +193,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     signals: {
       quality: (store) => productCards.qualityOf(store),
       trend: (storeId) => events.signals.of(storeId),
+      personal: async (store, shopperId) => {
+        const listing = await productCards.listing(store);
+        return (await events.tasteOf(store, shopperId, listing))?.byCode(listing);
+      },
     },
     onError,
   });

@@ -81,6 +81,11 @@ export class AttributeColumns {
     return this.#columns.get(name.trim().toLowerCase());
   }
 
+  /** A value id as compared (trimmed, lower case; '' for none). */
+  value(id: number): string {
+    return this.#values[id] ?? '';
+  }
+
   /** A value id as first written. */
   display(id: number): string {
     return this.#display[id] ?? '';

@@ -178,13 +178,20 @@ export class CollectionQueries {
     return { vendor: store.name, association: roots };
   }
 
-  async products(store: Store, id: string, page: { offset: number; limit: number }, options: ReadOptions) {
+  /** `shopper_id`: the shopper browsing, for a collection whose sortBy.static enables personalization. */
+  async products(
+    store: Store,
+    id: string,
+    page: { offset: number; limit: number; shopper_id?: string },
+    options: ReadOptions,
+  ) {
     const readKey = await this.#readKey(store, options);
     const { byId } = await this.#snapshot(store, readKey);
     const view = byId.get(id);
     if (!view) throw new NotFoundError(`collection ${id} not found`, 'id');
-    const flags = enabledSignals(view);
-    if (flags.length > 0 && this.deps.signals) return this.#bySignals(store, view, flags, page, options);
+    const flags = enabledSignals(view, page.shopper_id !== undefined);
+    if (flags.length > 0 && this.deps.signals)
+      return this.#bySignals(store, view, flags, { offset: page.offset, limit: page.limit }, page.shopper_id, options);
     // A storefront shows the same collection pages again and again between catalog writes.
     return this.deps.listingPages.get(
       store,
@@ -222,30 +229,34 @@ export class CollectionQueries {
 
   /**
    * `sortBy.static`: the members after the heroes ordered by the sum of the enabled signals, each
-   * normalised to 0..1 within the store (qualityScore as is, trendScore by the store's highest), then
-   * by `sortBy.dynamic` and product_code (the order they come in). personalization acts only for a
-   * request naming its shopper, which collection pages do not take yet: it adds nothing.
+   * normalised to 0..1 within the store (qualityScore as is, trendScore by the store's highest,
+   * personalization by the shopper's best possible affinity), then by `sortBy.dynamic` and
+   * product_code (the order they come in). personalization acts only for a request naming its shopper.
    */
   async #bySignals(
     store: Store,
     view: CollectionView,
     flags: StaticFlag[],
     page: { offset: number; limit: number },
+    shopperId: string | undefined,
     options: ReadOptions,
   ) {
     const signals = this.deps.signals!;
-    const [codes, quality, trend] = await Promise.all([
+    const [codes, quality, trend, personal] = await Promise.all([
       this.memberCodes(store, view.id, options),
       flags.includes('qualityScore') ? signals.quality(store) : undefined,
       flags.includes('trendScore') ? signals.trend(store.id) : undefined,
+      flags.includes('personalization') && shopperId ? signals.personal(store, shopperId) : undefined,
     ]);
-    // The order stands while the members (a catalog version) and the signals (a map per read) do.
+    // The order stands while the members (a catalog version) and the signals (a map per read, a
+    // shopper's taste per read) do.
     const key = `${view.id}\u0000${flags.join(',')}`;
-    let byMembers = this.#signalOrders.get(trend ?? codes);
-    if (!byMembers) this.#signalOrders.set(trend ?? codes, (byMembers = new WeakMap()));
+    const standing = personal ?? trend ?? codes;
+    let byMembers = this.#signalOrders.get(standing);
+    if (!byMembers) this.#signalOrders.set(standing, (byMembers = new WeakMap()));
     let kept = byMembers.get(codes)?.get(key);
     if (!kept) {
-      kept = orderBySignals(codes, new Set(view.heroProducts), quality, trend);
+      kept = orderBySignals(codes, new Set(view.heroProducts), quality, trend, personal?.affinity);
       if (!byMembers.has(codes)) byMembers.set(codes, new Map());
       byMembers.get(codes)!.set(key, kept);
     }
@@ -284,11 +295,14 @@ function orderBySignals(
   heroes: Set<string>,
   quality: ((code: string) => number) | undefined,
   trend: ReadonlyMap<string, { trend: number }> | undefined,
+  personal: ((code: string) => number) | undefined,
 ): string[] {
   let highest = 0;
   for (const signal of trend?.values() ?? []) if (signal.trend > highest) highest = signal.trend;
   const score = (code: string) =>
-    (quality ? quality(code) : 0) + (trend && highest > 0 ? (trend.get(code)?.trend ?? 0) / highest : 0);
+    (quality ? quality(code) : 0) +
+    (trend && highest > 0 ? (trend.get(code)?.trend ?? 0) / highest : 0) +
+    (personal ? personal(code) : 0);
   const rest = codes
     .filter((code) => !heroes.has(code))
     .map((code, order) => ({ code, order, score: score(code) }))
@@ -302,9 +316,17 @@ export interface StaticSignals {
   quality(store: Store): Promise<(code: string) => number>;
   /** Per product code its signals (the same map object while they stand: orders are kept per map). */
   trend(storeId: string): Promise<ReadonlyMap<string, { trend: number }>>;
+  /**
+   * A shopper's affinity per product code, 0..1 (the same object while their taste stands); undefined
+   * for a shopper without events.
+   */
+  personal(store: Store, shopperId: string): Promise<{ affinity: (code: string) => number } | undefined>;
 }
 
-function enabledSignals(view: CollectionView): StaticFlag[] {
+/** The flags that act on this request: personalization only for a request naming its shopper. */
+function enabledSignals(view: CollectionView, forShopper: boolean): StaticFlag[] {
   const flags = view.sortBy.static;
-  return (['qualityScore', 'trendScore'] as const).filter((flag) => flags[flag] === true);
+  return (['qualityScore', 'trendScore', 'personalization'] as const).filter(
+    (flag) => flags[flag] === true && (flag !== 'personalization' || forShopper),
+  );
 }

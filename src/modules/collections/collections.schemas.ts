@@ -27,7 +27,7 @@ export const CollectionItem = component(
       minProducts: doc('integer ≥ 0'),
       meta: doc('object {title, description}'),
       sortBy: doc(
-        'object {static: {qualityScore, trendScore, personalization} booleans (qualityScore and trendScore order the members after the heroes by their summed signals, each 0..1 within the store; personalization: not yet), dynamic: [{field, order: asc|desc}] (orders the rule members by product attributes; ties after the signals)}',
+        'object {static: {qualityScore, trendScore, personalization} booleans (qualityScore and trendScore order the members after the heroes by their summed signals, each 0..1 within the store; personalization: the affinity of the shopper named by shopper_id on GET /v1/collection/{id}/products, from their own events), dynamic: [{field, order: asc|desc}] (orders the rule members by product attributes; ties after the signals)}',
       ),
       filters: doc(FILTER_GRAMMAR),
       heroProducts: doc(
@@ -150,6 +150,14 @@ export const CollectionIdParams = Type.Object({ id: Type.String() });
 export const MembersQuery = Type.Object({
   store_uuid: Type.String(),
   ...Paging(LISTING_PAGING),
+  shopper_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "the shopper browsing: a collection whose sortBy.static enables personalization orders its members (after the heroes) by this shopper's affinity too; without it, or for a shopper without events, the page is the anonymous one",
+    }),
+  ),
 });
 const CollectionMember = component('CollectionMember', Type.Object(ProductSummaryFields));
 export const Members = Type.Object({

@@ -218,7 +218,12 @@ export class CollectionsService {
     return this.queries.hierarchy(store, options);
   }
 
-  products(store: Store, id: string, page: { offset: number; limit: number }, options: ReadOptions) {
+  products(
+    store: Store,
+    id: string,
+    page: { offset: number; limit: number; shopper_id?: string },
+    options: ReadOptions,
+  ) {
     return this.queries.products(store, id, page, options);
   }
 }

@@ -90,6 +90,19 @@ export async function claimActorDays(
   return claimed;
 }
 
+/** A shopper's latest product events, newest first: their taste. */
+export function latestProductEventsOf(db: Db, storeId: string, shopperHash: string, limit: number) {
+  return db
+    .selectFrom('shopper_events')
+    .select(['type', 'product_code', 'occurred_at'])
+    .where('store_id', '=', storeId)
+    .where('shopper_hash', '=', shopperHash)
+    .where('product_code', 'is not', null)
+    .orderBy('occurred_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** Drops an actor's claims (after an erasure). */
 export async function forgetActor(db: Db, storeId: string, actor: string) {
   await db.deleteFrom('event_actor_days').where('store_id', '=', storeId).where('actor', '=', actor).execute();

@@ -10,6 +10,8 @@ import { checkEvent, type EventFailure, type EventInput } from './event-input.js
 import * as repo from './events.repository.js';
 import { actorDayKey } from './events.repository.js';
 import { Signals } from './signals.js';
+import { ShopperTastes, type ShopperTaste } from './personalization.js';
+import type { CatalogListing } from '../products/product-cards.js';
 import {
   periodOf,
   searchAnalytics,
@@ -37,6 +39,7 @@ const COUNTER = { view: 'views', click: 'clicks', add_to_cart: 'carts', purchase
 export class EventsService {
   readonly pruner: PollingWorker;
   readonly signals: Signals;
+  readonly #tastes: ShopperTastes;
 
   constructor(
     private readonly deps: {
@@ -49,6 +52,7 @@ export class EventsService {
     },
   ) {
     this.signals = new Signals({ storage: deps.storage, halfLifeHours: deps.trendHalfLifeHours });
+    this.#tastes = new ShopperTastes({ storage: deps.storage, halfLifeHours: deps.trendHalfLifeHours });
     this.pruner = new PollingWorker('events.prune', 60 * 60_000, () => this.prune(), deps.onError);
   }
 
@@ -140,7 +144,13 @@ export class EventsService {
       return inserted;
     });
     // This process reads its own events at once; the others within a second (Signals).
-    if (stored.size > 0) this.signals.forget(store.id);
+    if (stored.size > 0) {
+      this.signals.forget(store.id);
+      this.#tastes.forget(
+        store.id,
+        new Set(valid.flatMap((e) => (e.shopperId ? [shopperHash(key, e.shopperId)] : []))),
+      );
+    }
     return {
       accepted: stored.size,
       duplicate: valid.length - stored.size,
@@ -187,6 +197,15 @@ export class EventsService {
     return { ...period, trending, viewed_not_bought: viewed };
   }
 
+  /**
+   * A shopper's taste (personalization) against a listing: undefined when they have no product event
+   * of a listed product (then nothing is personalised).
+   */
+  async tasteOf(store: Store, shopperId: string, listing: CatalogListing): Promise<ShopperTaste | undefined> {
+    const hash = shopperHash(await this.deps.stores.shopperKey(store.id), shopperId);
+    return this.#tastes.of(store.id, hash, listing);
+  }
+
   /** Erases a shopper (right to erasure): their events, and what they added to the counters. */
   async eraseShopper(store: Store, shopperId: string): Promise<{ erased_events: number }> {
     const hash = shopperHash(await this.deps.stores.shopperKey(store.id), shopperId);
@@ -205,6 +224,7 @@ export class EventsService {
       return repo.deleteEventsOfShopper(trx, store.id, hash);
     });
     this.signals.forget(store.id);
+    this.#tastes.forget(store.id, [hash]);
     return { erased_events: erased };
   }
 }

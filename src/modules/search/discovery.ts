@@ -23,6 +23,23 @@ export interface DiscoveryQuery {
   offset: number;
   limit: number;
   rules: ActiveRules;
+  /** The shopper's affinity per row (0..1): a bounded reorder within each relevance band (personalization). */
+  personal?: (row: number) => number;
+}
+
+/** How much a shopper's affinity weighs against text relevance within a band. */
+export const PERSONAL_WEIGHT = 0.3;
+
+/**
+ * A score moved toward the shopper's affinity without leaving its relevance band (a quarter of the
+ * score range: phrase matches, every word, some words): a partial match never passes a full one,
+ * an exact code match (1) stays first.
+ */
+export function personalScore(score: number, affinity: number): number {
+  if (score >= 1) return score;
+  const band = Math.floor(score * 4);
+  const within = score * 4 - band;
+  return (band + (1 - PERSONAL_WEIGHT) * within + PERSONAL_WEIGHT * Math.min(Math.max(affinity, 0), 0.999)) / 4;
 }
 
 export interface DiscoveryCard {
@@ -141,6 +158,8 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
   let ordered: Int32Array;
   if (query.sort === 'relevance') {
     if (query.candidates.kind === 'ranked') {
+      const { personal } = query;
+      if (personal) for (const row of passing) score[row] = personalScore(score[row], personal(row));
       for (const boost of query.rules.boost) {
         const accepts = columns.compile(boost.filters, query.resolver);
         for (const row of passing)
@@ -150,9 +169,9 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
           }
       }
       const codes = rows.codes;
-      // The list comes best first: only boosts can move a row, so without them it is already in order.
+      // The list comes best first: only boosts and a shopper's taste move rows; without them it is in order.
       ordered =
-        query.rules.boost.length === 0
+        query.rules.boost.length === 0 && !personal
           ? passing
           : Int32Array.from(passing).sort(
               (a, b) => score[b] - score[a] || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),

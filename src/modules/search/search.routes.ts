@@ -48,15 +48,15 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; re
     },
     async (request, reply) => {
       const { query, q, filters, sort, group_variants: group, offset, limit } = request.query;
+      const { shopper_id: shopperId, session_id: sessionId } = request.query;
       const text = query ?? q;
       if (text === undefined) throw new InvalidRequestError("query parameter 'query' is required", 'query');
       const found = await search.search(
         request.store,
-        { query: text, filters, sort, group: groupOf(group), offset, limit },
+        { query: text, filters, sort, group: groupOf(group), offset, limit, shopperId },
         readYourWritesOf(request),
       );
       void reply.header('X-Total-Count', String(found.total));
-      const { shopper_id: shopperId, session_id: sessionId } = request.query;
       await recordSearch(request.store, { query: text, hits: found.total, shopperId, sessionId });
       return ok(request, found.hits);
     },
@@ -91,6 +91,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService; re
           collectionId: body.collection_id,
           offset: body.offset,
           limit: body.limit,
+          shopperId: body.shopper_id,
         },
         readYourWritesOf(request),
       );

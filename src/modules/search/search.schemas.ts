@@ -29,7 +29,8 @@ const ShopperParams = {
     Type.String({
       minLength: 1,
       maxLength: 200,
-      description: 'the shopper (stored only as a keyed hash): the search is recorded as their search event',
+      description:
+        'the shopper (stored only as a keyed hash): the search is recorded as their search event, and in relevance order their taste (the categories, colours, brands and price band of their own events) reorders hits within each relevance band, never a partial match above a full one',
     }),
   ),
   session_id: Type.Optional(

@@ -50,7 +50,16 @@ export interface ListingRequest {
   collectionId?: string;
   offset: number;
   limit: number;
+  /** The shopper searching: their taste reorders hits within each relevance band. */
+  shopperId?: string;
 }
+
+/** A shopper's affinity per listing row (the events module); undefined for a shopper without events. */
+export type TasteOf = (
+  store: Store,
+  shopperId: string,
+  listing: CatalogListing,
+) => Promise<{ affinity(listing: CatalogListing): (row: number) => number } | undefined>;
 
 export interface ListingAnswer {
   hits: SearchHit[];
@@ -80,6 +89,7 @@ export class SearchService {
   private readonly stores: StoresService;
   private readonly cards: ProductCards;
   private readonly signals: SignalsOf;
+  private readonly tasteOf: TasteOf;
   private readonly collectionMembers: (
     store: Store,
     id: string,
@@ -98,6 +108,8 @@ export class SearchService {
     collectionMembers: (store: Store, id: string, options: { readYourWrites: boolean }) => Promise<string[]>;
     /** Shopper signals for the trending and popular sorts (the events module). */
     signals: SignalsOf;
+    /** Shoppers' tastes for the personal reorder (the events module). */
+    tasteOf: TasteOf;
     /** The memory budget of the typo vocabularies (VITRINE_SEARCH_VOCABULARY_MB). */
     vocabularyBytes: number;
     /** The memory budget of recent queries' result lists (VITRINE_SEARCH_RESULTS_MB). */
@@ -107,6 +119,7 @@ export class SearchService {
     this.cards = deps.cards;
     this.collectionMembers = deps.collectionMembers;
     this.signals = deps.signals;
+    this.tasteOf = deps.tasteOf;
     this.#lists = new ResultLists(deps);
   }
 
@@ -168,6 +181,7 @@ export class SearchService {
     if ((typeof request.filters === 'string' ? request.filters.trim() : request.filters) || request.collectionId)
       return false;
     if ((request.sort ?? 'relevance') !== 'relevance') return false;
+    if (request.shopperId && (await this.#personal(store, request))) return false;
     const rules = this.#rulesOf(store);
     if (rules.length > 0) {
       const active = activeRules(rules, { query: request.query ?? '', now: new Date() }, BUILT_IN);
@@ -222,6 +236,7 @@ export class SearchService {
         : activeRules(rules, { query: text, collectionId: request.collectionId, now: new Date() }, resolver);
     const signals =
       request.sort === 'trending' || request.sort === 'popular' ? await this.signals(store.id) : undefined;
+    const personal = list ? await this.#personal(store, request) : undefined;
     // From here on synchronous: the listing is read at one moment.
     const listing = await this.cards.listing(store);
     let candidates: Candidates;
@@ -253,6 +268,7 @@ export class SearchService {
       offset: request.offset,
       limit: request.limit,
       rules: active,
+      personal: personal?.affinity(listing),
     });
     const hits = result.cards.map((card) => this.#hitOf(listing, request.group, card));
     return {
@@ -285,6 +301,12 @@ export class SearchService {
     const mapped = { snapshot: listing.snapshot, rows: rows.slice(0, n), scores: scores.slice(0, n) };
     this.#rowsOfLists.set(list, mapped);
     return mapped;
+  }
+
+  /** The taste of the shopper a relevance-ordered request names (undefined: nothing to personalise). */
+  async #personal(store: Store, request: ListingRequest) {
+    if (!request.shopperId || (request.sort ?? 'relevance') !== 'relevance') return undefined;
+    return this.tasteOf(store, request.shopperId, await this.cards.listing(store));
   }
 
   /** Suggestions while typing (GET /v1/search/suggest). */
