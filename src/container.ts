@@ -203,6 +203,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const complements = new ComplementsService(storage, changeLog, productsRead, stores, {
     indexBytes: config.complementsIndexBytes,
     onError,
+    // Events are created below; complete the look asks for baskets only when a product has some.
+    boughtWith: (store, productCode) => events.boughtWith(store, productCode),
   });
   const vocabulary = new VocabularyService(storage, changeLog, productsRead, stores, complements);
   const imports = new ImportsService(

@@ -290,6 +290,8 @@ export interface ShopperEventsTable {
   occurred_at: string;
   /** 1 when the event added to the daily counters (its actor's first of its type, product and day). */
   counted: number;
+  /** The session, else the shopper: what was added to cart or bought together. */
+  basket: string | null;
 }
 
 /** The actors that counted per product, day and event type (the flood cap). */

@@ -147,6 +147,40 @@ describeEachDialect('GET /v1/complementary', (ctx) => {
     assert.equal((await complementary(t, 'product_code=mover')).statusCode, 404);
   });
 
+  it('prefers products bought together with the source once enough baskets hold both', async () => {
+    const t = ctx();
+    const bottoms = async () =>
+      json(await complementary(t, 'product_code=shirt'))
+        .data.categories.find((c: { title: string }) => c.title === 'BOTTOMWEAR')
+        .products.map((x: { product_code: string }) => x.product_code) as string[];
+    const before = await bottoms();
+    assert.deepEqual(before.slice(0, 2), ['trousers-formal', 'unisex-jeans'], before.join());
+    const basket = (session: string, codes: string[], type = 'add_to_cart') =>
+      t.request({
+        method: 'POST',
+        url: `/v1/events?store_uuid=${t.store.store_uuid}`,
+        payload: codes.map((code) => ({
+          event_id: `${session}-${code}`,
+          type,
+          product_code: code,
+          session_id: session,
+        })),
+      });
+    // One basket is not enough support; views never make a basket.
+    await basket('b1', ['shirt', 'trousers-cheap']);
+    await basket('v1', ['shirt', 'trousers-cheap'], 'view');
+    assert.deepEqual(await bottoms(), before);
+    await basket('b2', ['shirt', 'trousers-cheap', 'skirt'], 'purchase');
+    const after = await bottoms();
+    // trousers-formal is pinned (the test above): pins first, then what shoppers bought together.
+    assert.deepEqual(after.slice(0, 2), ['trousers-formal', 'trousers-cheap'], after.join());
+    assert.deepEqual([...after].sort(), [...before].sort(), 'the same products, the co-bought one earlier');
+    const codes = json(await complementary(t, 'product_code=shirt')).data.categories.flatMap(
+      (c: { products: Array<{ product_code: string }> }) => c.products.map((x) => x.product_code),
+    );
+    assert.ok(!codes.includes('skirt'), 'bought together once only, and not a fitting department');
+  });
+
   it("uses a store's own taxonomy", async () => {
     const t = ctx();
     await t.container.complements.setTaxonomy(t.store.store_uuid, {

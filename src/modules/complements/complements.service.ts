@@ -54,7 +54,15 @@ export class ComplementsService {
     private readonly changes: ChangeFeed,
     private readonly products: ProductsReadPort,
     private readonly stores: StoresService,
-    options: { indexBytes: number; onError?: WorkerErrorLog },
+    private readonly options: {
+      indexBytes: number;
+      onError?: WorkerErrorLog;
+      /**
+       * Products added to cart or bought together with a product, enough baskets each, most first (the
+       * events module): preferred within their category. Without events, none.
+       */
+      boughtWith?: (store: Store, productCode: string) => Promise<Array<{ code: string; support: number }>>;
+    },
   ) {
     this.#indexes = new LiveStoreIndex<StoreIndex, Store>({
       name: 'complements.index',
@@ -188,7 +196,11 @@ export class ComplementsService {
 
   async complementary(store: Store, productCode: string, limit: number) {
     // Independent reads at once (on PostgreSQL either may need a round trip).
-    const [index, pins] = await Promise.all([this.#current(store), this.#pinsOf(store)]);
+    const [index, pins, together] = await Promise.all([
+      this.#current(store),
+      this.#pinsOf(store),
+      this.options.boughtWith?.(store, productCode) ?? [],
+    ]);
     const pinned = pins.get(productCode) ?? [];
     const source = await this.#source(store, index, productCode);
     const sourceGroup = source.placement.group;
@@ -203,10 +215,19 @@ export class ComplementsService {
     const groups = [
       ...new Set([...pinnedByGroup.keys(), ...(sourceGroup ? (index.taxonomy.complements[sourceGroup] ?? []) : [])]),
     ].filter((g) => g !== sourceGroup);
+    // Bought together in enough baskets: first within their category after the pins (most baskets first).
+    const boughtByGroup = new Map<string, Candidate[]>();
+    for (const { code } of together) {
+      const candidate = indexedCandidate(index, code);
+      const group = candidate?.placement.group;
+      if (candidate && group && groups.includes(group))
+        boughtByGroup.set(group, [...(boughtByGroup.get(group) ?? []), candidate]);
+    }
     const categories = [];
     for (const group of groups) {
       if (categories.length >= MAX_CATEGORIES) break;
-      const first = (pinnedByGroup.get(group) ?? []).map((c) => ({ candidate: c, score: 1 }));
+      const preferred = [...(pinnedByGroup.get(group) ?? []), ...(boughtByGroup.get(group) ?? [])];
+      const first = [...new Map(preferred.map((c) => [c.code, c])).values()].map((c) => ({ candidate: c, score: 1 }));
       const taken = new Set(first.map((f) => f.candidate.code));
       const skip = (c: Candidate) => c.code === source.code || taken.has(c.code);
       // Buckets best first (image, then the score part they share): once the limit is filled, a

@@ -90,6 +90,35 @@ export async function claimActorDays(
   return claimed;
 }
 
+/**
+ * Products added to cart or bought in the same baskets as `productCode`, with the number of baskets
+ * holding both (at least `minSupport`), most first.
+ */
+export async function boughtWith(db: Db, storeId: string, productCode: string, minSupport: number, limit: number) {
+  const rows = await db
+    .selectFrom('shopper_events as source')
+    .innerJoin('shopper_events as other', (join) =>
+      join.onRef('other.store_id', '=', 'source.store_id').onRef('other.basket', '=', 'source.basket'),
+    )
+    .select(['other.product_code as code', sql<number>`count(distinct other.basket)`.as('support')])
+    .where('source.store_id', '=', storeId)
+    .where('source.product_code', '=', productCode)
+    .where('source.type', 'in', BASKET_TYPES)
+    .where('other.type', 'in', BASKET_TYPES)
+    .where('other.product_code', '<>', productCode)
+    .where('other.product_code', 'is not', null)
+    .groupBy('other.product_code')
+    .having(sql`count(distinct other.basket)`, '>=', minSupport)
+    .orderBy('support', 'desc')
+    .orderBy('other.product_code')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ code: row.code!, support: Number(row.support) }));
+}
+
+/** The events that put products in a basket together. */
+const BASKET_TYPES = ['add_to_cart', 'purchase'];
+
 /** A shopper's latest product events, newest first: their taste. */
 export function latestProductEventsOf(db: Db, storeId: string, shopperHash: string, limit: number) {
   return db

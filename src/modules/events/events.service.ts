@@ -28,6 +28,11 @@ export interface EventsAnswer {
   error_info: EventFailure[];
 }
 
+/** A pair of products counts for complete the look once this many baskets hold both. */
+export const MIN_BASKET_SUPPORT = 2;
+/** The most co-bought products read per source product. */
+const MAX_BOUGHT_WITH = 100;
+
 /** Which day counter an event type adds to. */
 const COUNTER = { view: 'views', click: 'clicks', add_to_cart: 'carts', purchase: 'purchases' } as const;
 
@@ -40,6 +45,7 @@ export class EventsService {
   readonly pruner: PollingWorker;
   readonly signals: Signals;
   readonly #tastes: ShopperTastes;
+  readonly #boughtWith = new WeakMap<object, Map<string, Promise<Array<{ code: string; support: number }>>>>();
 
   constructor(
     private readonly deps: {
@@ -113,6 +119,7 @@ export class EventsService {
             day: e.occurredAt.toISOString().slice(0, 10),
             occurred_at: e.occurredAt.toISOString(),
             counted: 0,
+            basket: e.sessionId ?? shopper,
           },
           actor: shopper ?? (e.sessionId ? `session:${e.sessionId}` : `sender:${shopperHash(key, sender)}`),
         };
@@ -204,6 +211,24 @@ export class EventsService {
   async tasteOf(store: Store, shopperId: string, listing: CatalogListing): Promise<ShopperTaste | undefined> {
     const hash = shopperHash(await this.deps.stores.shopperKey(store.id), shopperId);
     return this.#tastes.of(store.id, hash, listing);
+  }
+
+  /**
+   * Products added to cart or bought in the same baskets (sessions, else shoppers) as `productCode`,
+   * in at least MIN_BASKET_SUPPORT baskets, most baskets first. Asked of the database only when the
+   * product has such events in its counters; kept while the store's signals read stands.
+   */
+  async boughtWith(store: Store, productCode: string): Promise<Array<{ code: string; support: number }>> {
+    const signals = await this.signals.of(store.id);
+    if (!signals.get(productCode)?.baskets) return [];
+    let byProduct = this.#boughtWith.get(signals);
+    if (!byProduct) this.#boughtWith.set(signals, (byProduct = new Map()));
+    let found = byProduct.get(productCode);
+    if (!found) {
+      found = repo.boughtWith(this.deps.storage.db, store.id, productCode, MIN_BASKET_SUPPORT, MAX_BOUGHT_WITH);
+      byProduct.set(productCode, found);
+    }
+    return found;
   }
 
   /** Erases a shopper (right to erasure): their events, and what they added to the counters. */

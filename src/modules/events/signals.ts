@@ -13,6 +13,8 @@ export interface ProductSignals {
   trend: number;
   /** Purchases over the last POPULAR_DAYS days. */
   popular: number;
+  /** Adds to cart and purchases over the days read (complete the look asks for baskets only then). */
+  baskets: number;
 }
 
 /**
@@ -54,9 +56,10 @@ export class Signals {
         TREND_WEIGHTS.carts * Number(row.carts) +
         TREND_WEIGHTS.purchases * Number(row.purchases);
       let entry = signals.get(row.product_code);
-      if (!entry) signals.set(row.product_code, (entry = { trend: 0, popular: 0 }));
+      if (!entry) signals.set(row.product_code, (entry = { trend: 0, popular: 0, baskets: 0 }));
       entry.trend += weighted * decay;
       if (row.day >= popularSince) entry.popular += Number(row.purchases);
+      entry.baskets += Number(row.carts) + Number(row.purchases);
     }
     return signals;
   }
