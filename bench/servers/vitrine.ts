@@ -41,7 +41,9 @@ async function serve() {
         .then(() => process.exit(0));
     });
   } else {
-    const { app } = await startServer(config, () => {});
+    // VITRINE_BENCH_NO_EMBED=1: `vitrine serve --no-worker` (image embedding left to a `vitrine worker`
+    // the bench does not start), for benches of other paths over a catalog whose images are unreachable.
+    const { app } = await startServer(config, () => {}, { worker: process.env.VITRINE_BENCH_NO_EMBED !== '1' });
     const address = app.server.address();
     port = typeof address === 'object' && address ? address.port : 0;
   }

@@ -12,6 +12,7 @@ import { CollectionsScreen } from './screens/collections';
 import { CollectionEditor } from './screens/collection-editor';
 import { SearchScreen } from './screens/search';
 import { VocabularyScreen } from './screens/vocabulary';
+import { AnalyticsScreen } from './screens/analytics';
 
 export interface StoreContext {
   store: StoreRef;
@@ -25,6 +26,7 @@ const SCREENS: Array<{ id: string; label: string; admin?: boolean }> = [
   { id: 'collections', label: 'Collections' },
   { id: 'search', label: 'Search playground' },
   { id: 'vocabulary', label: 'Vocabulary', admin: true },
+  { id: 'analytics', label: 'Analytics', admin: true },
 ];
 
 function SignIn({ onSignedIn }: { onSignedIn: (session: Session, stores: StoreRef[]) => void }) {
@@ -65,7 +67,9 @@ function SignIn({ onSignedIn }: { onSignedIn: (session: Session, stores: StoreRe
           onInput={(e) => setToken(e.currentTarget.value)}
           placeholder="vt_…"
         />
-        <label for="admin-token">Operator token (optional: imports, image pipeline, synonyms, vocabulary)</label>
+        <label for="admin-token">
+          Operator token (optional: imports, image pipeline, synonyms, vocabulary, analytics)
+        </label>
         <input
           id="admin-token"
           name="admin-token"
@@ -129,6 +133,8 @@ function Screen({ ctx, screen, rest }: { ctx: StoreContext; screen: string; rest
       return <SearchScreen ctx={ctx} />;
     case 'vocabulary':
       return <VocabularyScreen ctx={ctx} />;
+    case 'analytics':
+      return <AnalyticsScreen ctx={ctx} />;
     default:
       return (
         <div class="error" role="alert">

@@ -86,7 +86,7 @@ function createMetrics(container: Container) {
     'vitrine_change_log_lag',
     'changes written but not yet applied, per follower (search index, images, collections, …), all stores',
     'follower',
-    () => container.changeLog.lagByConsumer(),
+    () => container.changes.followerLag(),
   );
   databaseGauge(
     'vitrine_webhook_subscriptions',

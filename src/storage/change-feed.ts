@@ -192,15 +192,23 @@ export class ChangeFeed {
     return { latest: Number(row?.change_seq ?? 0), cursor: Number(row?.seq ?? 0) };
   }
 
-  /** Changes written but not yet applied, per consumer, summed over the stores it follows (/metrics). */
-  async lagByConsumer(): Promise<Record<string, number>> {
-    const rows = await this.storage.db
-      .selectFrom('feed_cursors as c')
-      .innerJoin('stores as s', 's.id', 'c.store_id')
-      .select(['c.consumer', sql<number>`sum(s.change_seq - c.seq)`.as('lag')])
-      .groupBy('c.consumer')
-      .execute();
-    return Object.fromEntries(rows.map((row) => [row.consumer, Math.max(0, Number(row.lag))]));
+  /** Changes written but not yet applied, per consumer, over every store (/metrics). */
+  async lagByConsumer(consumers: readonly string[]): Promise<Record<string, number>> {
+    // A store a follower has not started on yet (no cursor) is behind by its whole log: right after a
+    // start or a bulk load, the gauge shows the work ahead rather than nothing.
+    const lags = await Promise.all(
+      consumers.map(async (consumer) => {
+        const row = await this.storage.db
+          .selectFrom('stores as s')
+          .leftJoin('feed_cursors as c', (join) =>
+            join.onRef('c.store_id', '=', 's.id').on('c.consumer', '=', consumer),
+          )
+          .select(sql<number>`coalesce(sum(s.change_seq - coalesce(c.seq, 0)), 0)`.as('lag'))
+          .executeTakeFirstOrThrow();
+        return [consumer, Math.max(0, Number(row.lag))] as const;
+      }),
+    );
+    return Object.fromEntries(lags);
   }
 
   /** Stores whose log has moved past a consumer's cursor. */

@@ -478,6 +478,24 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     process.stdout.write(`console products screen, ${BIG_PRODUCTS} products: ${timings.join(', ')}\n`);
   });
 
+  it('shows what shoppers searched for, found nothing for, and looked at without buying', async () => {
+    await api('POST', `/v1/events?store_uuid=${store.store_uuid}`, store.api_token, [
+      { event_id: 'an-1', type: 'search', query: 'Velvet Cape', hits: 0, session_id: 'an-s1' },
+      { event_id: 'an-2', type: 'search', query: 'red dress', hits: 3, session_id: 'an-s1' },
+      { event_id: 'an-3', type: 'click', product_code: 'DRESS-1', query: 'red dress', session_id: 'an-s1' },
+      { event_id: 'an-4', type: 'view', product_code: 'DRESS-1', session_id: 'an-s2' },
+    ]);
+    await page.goto(console(`#/s/${store.store_uuid}/analytics`));
+    const zero = page.getByRole('region', { name: 'Queries that found nothing' });
+    await zero.locator('td').first().waitFor();
+    assert.match(await zero.innerText(), /velvet cape\s+1/);
+    const top = page.getByRole('region', { name: 'Top queries' });
+    assert.match(await top.innerText(), /red dress\s+1\s+1\s+100 %/);
+    const viewed = page.getByRole('region', { name: 'Viewed, never bought' });
+    await viewed.getByRole('link', { name: 'DRESS-1' }).click();
+    await page.waitForURL(/products\/DRESS-1/);
+  });
+
   it("shows another workspace's store typed into the URL as not found, and nothing of it", async () => {
     await page.goto(console(`#/s/${other.store_uuid}/products`));
     assert.match(await alertText(), /Store not found/);
@@ -487,7 +505,7 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
   });
 
   it('gives every control a label', async () => {
-    for (const hash of ['health', 'products', 'import', 'collections/new', 'search', 'vocabulary']) {
+    for (const hash of ['health', 'products', 'import', 'collections/new', 'search', 'vocabulary', 'analytics']) {
       await page.goto(console(`#/s/${store.store_uuid}/${hash}`));
       await page.locator('main h1').first().waitFor();
       const unlabelled = await page.evaluate(() =>

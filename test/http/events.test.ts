@@ -341,8 +341,22 @@ describeEachDialect(
       });
       await track(t, [
         ...Array.from({ length: 5 }, (_, i) => search(i, 'Summer  Dress', 12)),
-        { event_id: 'ac1', type: 'click', product_code: 'E-DRESS', query: 'summer dress', position: 1 },
-        { event_id: 'ac2', type: 'click', product_code: 'E-DRESS', query: 'summer dress', position: 2 },
+        {
+          event_id: 'ac1',
+          type: 'click',
+          product_code: 'E-DRESS',
+          query: 'summer dress',
+          position: 1,
+          session_id: 's0',
+        },
+        {
+          event_id: 'ac2',
+          type: 'click',
+          product_code: 'E-DRESS',
+          query: 'summer dress',
+          position: 2,
+          session_id: 's0',
+        },
         { event_id: 'ap1', type: 'purchase', product_code: 'E-DRESS', query: 'summer dress' },
         ...Array.from({ length: 2 }, (_, i) => search(i, 'spaceship', 0)),
         ...Array.from({ length: 3 }, (_, i) => search(i, 'linen shirt', 4)),
@@ -362,7 +376,8 @@ describeEachDialect(
       // Five searches here and one from the first test's batch.
       assert.equal(summer.searches, 6);
       assert.equal(summer.clicks, 2);
-      assert.equal(summer.click_through, 0.333);
+      // Both clicks in one session: one of the six searches was followed by a click.
+      assert.equal(summer.click_through, 0.167);
       assert.equal(summer.conversions, 1);
       assert.deepEqual(
         searches.zero_result_queries.find((q: { query: string }) => q.query === 'spaceship'),

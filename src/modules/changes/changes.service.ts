@@ -92,6 +92,11 @@ export class ChangesService {
     return moved;
   }
 
+  /** Changes written but not yet applied, per internal follower, all stores (the /metrics gauge). */
+  followerLag(): Promise<Record<string, number>> {
+    return this.changes.lagByConsumer(this.options.internalConsumers);
+  }
+
   /** The lowest cursor of the internal followers for a store (0 when one has not started on it). */
   async #slowestInternalCursor(storeId: string): Promise<number> {
     const rows = await this.storage.db

@@ -4,7 +4,7 @@ import type { SeqCache } from '../../storage/seq-cache.js';
 import { InvalidInputError, NotFoundError } from '../../errors.js';
 import { isVisibleStatus } from '../../catalog/statuses.js';
 import { effectiveCollectionStatus } from '../../catalog/collection-visibility.js';
-import type { ProductsReadPort } from '../products/products.read-port.js';
+import type { ProductsReadPort, ProductSummary } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import * as repo from './collections.repository.js';
 import { compileSort, sortKey, type SortField, sortSpec } from './collection-rules.js';
@@ -41,8 +41,11 @@ interface Snapshot {
 
 /** What storefronts and the console read of collections: listings, the tree, members, previews. */
 export class CollectionQueries {
-  /** Members ordered by signals, per signals map and member list (both replaced, never changed, when they move). */
-  readonly #signalOrders = new WeakMap<object, WeakMap<string[], Map<string, string[]>>>();
+  /**
+   * Members ordered by signals and the pages read in that order, per shopper taste (or member list)
+   * and collection, with what they were computed from (each replaced, never changed, when it moves).
+   */
+  readonly #signalOrders = new WeakMap<object, Map<string, SignalOrder>>();
 
   constructor(
     private readonly deps: {
@@ -248,23 +251,30 @@ export class CollectionQueries {
       flags.includes('trendScore') ? signals.trend(store.id) : undefined,
       flags.includes('personalization') && shopperId ? signals.personal(store, shopperId) : undefined,
     ]);
-    // The order stands while the members (a catalog version) and the signals (a map per read, a
-    // shopper's taste per read) do.
+    // The order, and the pages read in it, stand while the members (a catalog version: quality moves
+    // with it), the signals (a map per read) and the shopper's taste (per read) do: kept per taste,
+    // else per member list.
     const key = `${view.id}\u0000${flags.join(',')}`;
-    const standing = personal ?? trend ?? codes;
-    let byMembers = this.#signalOrders.get(standing);
-    if (!byMembers) this.#signalOrders.set(standing, (byMembers = new WeakMap()));
-    let kept = byMembers.get(codes)?.get(key);
-    if (!kept) {
-      kept = orderBySignals(codes, new Set(view.heroProducts), quality, trend, personal?.affinity);
-      if (!byMembers.has(codes)) byMembers.set(codes, new Map());
-      byMembers.get(codes)!.set(key, kept);
+    const holder = personal ?? codes;
+    let byKey = this.#signalOrders.get(holder);
+    if (!byKey) this.#signalOrders.set(holder, (byKey = new Map()));
+    let kept = byKey.get(key);
+    if (!kept || kept.codes !== codes || kept.trend !== trend) {
+      const order = orderBySignals(codes, new Set(view.heroProducts), quality, trend, personal?.affinity);
+      kept = { codes, trend, order, pages: new Map() };
+      byKey.set(key, kept);
     }
-    const pageCodes = kept.slice(page.offset, page.offset + page.limit);
-    return {
-      total: view.totalProducts,
-      products: await this.deps.products.summariesByCodes(store.id, pageCodes, { visibleOnly: true }),
-    };
+    const pageKey = `${page.offset}:${page.limit}`;
+    let products = kept.pages.get(pageKey);
+    if (!products) {
+      if (kept.pages.size >= PAGES_KEPT) kept.pages.clear();
+      const pageCodes = kept.order.slice(page.offset, page.offset + page.limit);
+      products = this.deps.products.summariesByCodes(store.id, pageCodes, { visibleOnly: true });
+      kept.pages.set(pageKey, products);
+      const pages = kept.pages;
+      products.catch(() => pages.delete(pageKey));
+    }
+    return { total: view.totalProducts, products: await products };
   }
 
   async #members(store: Store, view: CollectionView, page: { offset: number; limit: number }) {
@@ -284,6 +294,16 @@ export class CollectionQueries {
     }
     return { total: view.totalProducts, products: [...firstHeroes, ...rest] };
   }
+}
+
+/** At most this many pages are kept per signal order (a crawler walking every page starts over). */
+const PAGES_KEPT = 200;
+
+interface SignalOrder {
+  codes: string[];
+  trend: unknown;
+  order: string[];
+  pages: Map<string, Promise<ProductSummary[]>>;
 }
 
 /** The signals `sortBy.static` can enable. */

@@ -44,7 +44,8 @@ export function periodOf(
 
 /**
  * What shoppers searched for over a period (raw events; queries with case and spaces folded): the top queries with
- * their searches, clicks, click-through (clicks / searches) and conversions (add to cart or purchase
+ * their searches, clicks, click-through (the sessions, else shoppers, that clicked a result of the
+ * query, over its searches: at most 1) and conversions (add to cart or purchase
  * events naming the query), the queries that found nothing, and those whose results nobody clicked.
  */
 export async function searchAnalytics(
@@ -58,6 +59,8 @@ export async function searchAnalytics(
       sql<string>`query`.as('q'),
       'type',
       sql<number>`count(*)`.as('n'),
+      // Who acted: the session, else the shopper; an event of neither is alone.
+      sql<number>`count(distinct coalesce(basket, event_id))`.as('actors'),
       sql<number>`sum(case when hits = 0 then 1 else 0 end)`.as('zero'),
     ])
     .where('store_id', '=', storeId)
@@ -66,18 +69,23 @@ export async function searchAnalytics(
     .where('query', 'is not', null)
     .groupBy(['query', 'type'])
     .execute();
-  const byQuery = new Map<string, { searches: number; zero: number; clicks: number; conversions: number }>();
+  const byQuery = new Map<
+    string,
+    { searches: number; zero: number; clicks: number; clickers: number; conversions: number }
+  >();
   for (const row of rows) {
     // Queries as shoppers typed them, read alike: case and runs of spaces folded.
     const q = row.q.trim().toLowerCase().replace(/\s+/g, ' ');
     let entry = byQuery.get(q);
-    if (!entry) byQuery.set(q, (entry = { searches: 0, zero: 0, clicks: 0, conversions: 0 }));
+    if (!entry) byQuery.set(q, (entry = { searches: 0, zero: 0, clicks: 0, clickers: 0, conversions: 0 }));
     const n = Number(row.n);
     if (row.type === 'search') {
       entry.searches += n;
       entry.zero += Number(row.zero);
-    } else if (row.type === 'click') entry.clicks += n;
-    else if (row.type === 'add_to_cart' || row.type === 'purchase') entry.conversions += n;
+    } else if (row.type === 'click') {
+      entry.clicks += n;
+      entry.clickers += Number(row.actors);
+    } else if (row.type === 'add_to_cart' || row.type === 'purchase') entry.conversions += n;
   }
   const all = [...byQuery].map(([q, e]) => ({ q, ...e }));
   const bySearches = (a: { searches: number; q: string }, b: { searches: number; q: string }) =>
@@ -92,7 +100,7 @@ export async function searchAnalytics(
         query: e.q,
         searches: e.searches,
         clicks: e.clicks,
-        click_through: Math.round((e.clicks / e.searches) * 1000) / 1000,
+        click_through: Math.round(Math.min(1, e.clickers / e.searches) * 1000) / 1000,
         conversions: e.conversions,
       })),
     zero_result_queries: all

@@ -69,8 +69,10 @@ export async function claimActorDays(
   keys: Array<{ actor: string; productCode: string; day: string; type: string }>,
 ): Promise<Set<string>> {
   const unique = new Map(keys.map((k) => [actorDayKey(k.actor, k.productCode, k.day, k.type), k]));
+  // In key order, as every writer takes them: concurrent claims never deadlock.
+  const ordered = [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
   const claimed = new Set<string>();
-  for (const chunk of chunked(db, [...unique.values()], { paramsPerItem: 5, maxItems: 500 })) {
+  for (const chunk of chunked(db, ordered, { paramsPerItem: 5, maxItems: 500 })) {
     const rows = await db
       .insertInto('event_actor_days')
       .values(
@@ -92,7 +94,8 @@ export async function claimActorDays(
 
 /**
  * Products added to cart or bought in the same baskets as `productCode`, with the number of baskets
- * holding both (at least `minSupport`), most first.
+ * holding both (at least `minSupport`), most first. The event types are written as the partial
+ * indexes are (migration 0019), so both engines use them.
  */
 export async function boughtWith(db: Db, storeId: string, productCode: string, minSupport: number, limit: number) {
   const rows = await db
@@ -103,8 +106,8 @@ export async function boughtWith(db: Db, storeId: string, productCode: string, m
     .select(['other.product_code as code', sql<number>`count(distinct other.basket)`.as('support')])
     .where('source.store_id', '=', storeId)
     .where('source.product_code', '=', productCode)
-    .where('source.type', 'in', BASKET_TYPES)
-    .where('other.type', 'in', BASKET_TYPES)
+    .where(sql<boolean>`source.type in ('add_to_cart', 'purchase')`)
+    .where(sql<boolean>`other.type in ('add_to_cart', 'purchase')`)
     .where('other.product_code', '<>', productCode)
     .where('other.product_code', 'is not', null)
     .groupBy('other.product_code')
@@ -115,9 +118,6 @@ export async function boughtWith(db: Db, storeId: string, productCode: string, m
     .execute();
   return rows.map((row) => ({ code: row.code!, support: Number(row.support) }));
 }
-
-/** The events that put products in a basket together. */
-const BASKET_TYPES = ['add_to_cart', 'purchase'];
 
 /** A shopper's latest product events, newest first: their taste. */
 export function latestProductEventsOf(db: Db, storeId: string, shopperHash: string, limit: number) {
@@ -189,10 +189,21 @@ export function daysSince(db: Db, storeId: string, day: string) {
     .execute();
 }
 
-/** Drops events and counters older than `day`, every store at once. */
-export async function pruneBefore(db: Db, day: string): Promise<number> {
-  const events = await db.deleteFrom('shopper_events').where('day', '<', day).executeTakeFirst();
-  await db.deleteFrom('product_event_days').where('day', '<', day).execute();
-  await db.deleteFrom('event_actor_days').where('day', '<', day).execute();
-  return Number(events.numDeletedRows);
+/**
+ * Drops events and counters older than `day`, store by store (events are indexed by store and day),
+ * and flood-cap claims older than `claimsDay` (no event that old is taken any more).
+ */
+export async function pruneBefore(db: Db, day: string, claimsDay: string): Promise<number> {
+  let deleted = 0;
+  for (const { id } of await db.selectFrom('stores').select('id').execute()) {
+    const events = await db
+      .deleteFrom('shopper_events')
+      .where('store_id', '=', id)
+      .where('day', '<', day)
+      .executeTakeFirst();
+    deleted += Number(events.numDeletedRows);
+    await db.deleteFrom('product_event_days').where('store_id', '=', id).where('day', '<', day).execute();
+  }
+  await db.deleteFrom('event_actor_days').where('day', '<', claimsDay).execute();
+  return deleted;
 }

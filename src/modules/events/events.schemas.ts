@@ -70,7 +70,10 @@ export const SearchAnalyticsSchema = component(
         query: Type.String({ description: 'folded case and spaces' }),
         searches: Type.Integer(),
         clicks: Type.Integer({ description: 'click events naming the query' }),
-        click_through: Type.Number({ description: 'clicks / searches' }),
+        click_through: Type.Number({
+          description:
+            'searches followed by a click: the sessions (else shoppers) that clicked a result of the query, over its searches; 0 to 1',
+        }),
         conversions: Type.Integer({ description: 'add_to_cart and purchase events naming the query' }),
       }),
     ),

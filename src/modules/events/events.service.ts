@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
 import { PayloadTooLargeError } from '../../errors.js';
-import { formatLimit, MAX_EVENTS_BATCH } from '../../catalog/limits.js';
+import { formatLimit, MAX_EVENT_AGE_DAYS, MAX_EVENTS_BATCH } from '../../catalog/limits.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { Store } from '../stores/store.js';
@@ -64,8 +64,8 @@ export class EventsService {
 
   /** Drops events and counters older than the retention, every store at once. */
   async prune(now = new Date()): Promise<number> {
-    const day = new Date(now.getTime() - this.deps.retentionDays * 86_400_000).toISOString().slice(0, 10);
-    return repo.pruneBefore(this.deps.storage.db, day);
+    const dayOf = (daysAgo: number) => new Date(now.getTime() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    return repo.pruneBefore(this.deps.storage.db, dayOf(this.deps.retentionDays), dayOf(MAX_EVENT_AGE_DAYS + 1));
   }
 
   /**
@@ -277,5 +277,6 @@ function dayCounts(
       );
     entry[counter] += sign;
   }
-  return [...byKey.values()];
+  // In key order: concurrent batches then lock shared rows in the same order and never deadlock.
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, counts]) => counts);
 }

@@ -1093,7 +1093,7 @@ export interface components {
             name?: unknown;
             /** @description string or null: the parent collection in the same store (cycles are refused) */
             parentId?: unknown;
-            /** @description object {static: {qualityScore, trendScore, personalization} booleans (qualityScore and trendScore order the members after the heroes by their summed signals, each 0..1 within the store; personalization: not yet), dynamic: [{field, order: asc|desc}] (orders the rule members by product attributes; ties after the signals)} */
+            /** @description object {static: {qualityScore, trendScore, personalization} booleans (qualityScore and trendScore order the members after the heroes by their summed signals, each 0..1 within the store; personalization: the affinity of the shopper named by shopper_id on GET /v1/collection/{id}/products, from their own events), dynamic: [{field, order: asc|desc}] (orders the rule members by product attributes; ties after the signals)} */
             sortBy?: unknown;
             /** @description "true": the members are exactly heroProducts (filters ignored); "false" (default) */
             static?: unknown;
@@ -1418,7 +1418,7 @@ export interface components {
             from: string;
             to: string;
             top_queries: {
-                /** @description clicks / searches */
+                /** @description searches followed by a click: the sessions (else shoppers) that clicked a result of the query, over its searches; 0 to 1 */
                 click_through: number;
                 /** @description click events naming the query */
                 clicks: number;
@@ -4099,6 +4099,8 @@ export interface operations {
             query: {
                 limit?: number;
                 offset?: number;
+                /** @description the shopper browsing: a collection whose sortBy.static enables personalization orders its members (after the heroes) by this shopper's affinity too; without it, or for a shopper without events, the page is the anonymous one */
+                shopper_id?: string;
                 store_uuid: string;
             };
             header?: never;
@@ -4709,7 +4711,7 @@ export interface operations {
                 query?: string;
                 /** @description the session: the search is recorded as a search event */
                 session_id?: string;
-                /** @description the shopper (stored only as a keyed hash): the search is recorded as their search event */
+                /** @description the shopper (stored only as a keyed hash): the search is recorded as their search event, and in relevance order their taste (the categories, colours, brands and price band of their own events) reorders hits within each relevance band, never a partial match above a full one */
                 shopper_id?: string;
                 /** @description relevance (default with words), newest (default without: last stored first), price_asc / price_desc (products without a valid price last), name_asc, trending (shopper events, time-decayed), popular (purchases in 30 days); ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort. */
                 sort?: "relevance" | "newest" | "price_asc" | "price_desc" | "name_asc" | "trending" | "popular";
@@ -4788,7 +4790,7 @@ export interface operations {
                     query?: string;
                     /** @description the session: the search is recorded as a search event */
                     session_id?: string;
-                    /** @description the shopper (stored only as a keyed hash): the search is recorded as their search event */
+                    /** @description the shopper (stored only as a keyed hash): the search is recorded as their search event, and in relevance order their taste (the categories, colours, brands and price band of their own events) reorders hits within each relevance band, never a partial match above a full one */
                     shopper_id?: string;
                     /** @description relevance (default with words), newest (default without: last stored first), price_asc / price_desc (products without a valid price last), name_asc, trending (shopper events, time-decayed), popular (purchases in 30 days); ties by product_code, so pages never overlap. Buried products come after the rest, pinned ones hold their positions on page 1, whatever the sort. */
                     sort?: "relevance" | "newest" | "price_asc" | "price_desc" | "name_asc" | "trending" | "popular";
