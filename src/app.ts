@@ -105,7 +105,10 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         redis: container.redis,
         redisHealth: container.redisHealth,
       });
-      await v1.register(storesRoutes, { stores: container.stores });
+      await v1.register(storesRoutes, {
+        stores: container.stores,
+        freshness: (store) => container.freshness.of(store),
+      });
       await v1.register(productsRoutes, {
         products: container.products,
         queries: container.productQueries,

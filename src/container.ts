@@ -36,6 +36,7 @@ import { MediaService } from './modules/media/media.service.js';
 import { LocalMediaStore, S3MediaStore, type MediaStore } from './modules/media/media-store.js';
 import { ChangesService } from './modules/changes/changes.service.js';
 import { EventsService } from './modules/events/events.service.js';
+import { IndexFreshness } from './modules/changes/index-freshness.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
 import { RedisHealth } from './http/rate-limit-store.js';
@@ -82,6 +83,8 @@ export interface Container {
   media: MediaService;
   /** The changes module: the public change feed and its retention. */
   changes: ChangesService;
+  /** How far behind the catalog each of a store's indexes is (GET /v1/stores, /metrics, import --wait). */
+  freshness: IndexFreshness;
   /** The events module: shopper events in, folded into per-product daily counters (issue 41). */
   events: EventsService;
   webhooks: WebhooksService;
@@ -241,6 +244,17 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     onError,
     log: options.jobLog,
   });
+  const freshness = new IndexFreshness({
+    changeLog,
+    consumers: {
+      search: searchIndexer.follower.consumer,
+      collections: collections.follower.consumer,
+      photos: imageCatalog.follower.consumer,
+    },
+    imagesPending: (storeId) => imageJobs.pendingByStore(storeId),
+    listingSeq: (storeId) => productCards.heldSeq(storeId),
+    complementsSeq: (storeId) => complements.indexState(storeId)?.seq,
+  });
   const events = new EventsService({
     storage,
     products: productsRead,
@@ -296,6 +310,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     visual,
     media,
     changes: changesService,
+    freshness,
     events,
     webhooks,
     webhookDispatcher,

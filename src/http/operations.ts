@@ -5,6 +5,7 @@ import { clusterMetrics } from '../cluster/metrics.js';
 import { isClusterWorker } from '../cluster/messages.js';
 import type { Container } from '../container.js';
 import { errorEnvelope } from './envelope.js';
+import { INDEXES } from '../modules/changes/index-freshness.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -88,6 +89,33 @@ function createMetrics(container: Container) {
     'follower',
     () => container.changes.followerLag(),
   );
+  // Per index, over the stores with work pending: /metrics is public, so no store is named (each
+  // store's own figures are in its GET /v1/stores).
+  let behind: Promise<Awaited<ReturnType<Container['freshness']['behind']>>> | undefined;
+  const storesBehind = () =>
+    (behind ??= container.freshness.behind(1000).finally(() => setTimeout(() => (behind = undefined), 1000)));
+  for (const [name, help, value] of [
+    [
+      'vitrine_index_pending',
+      'per index, changes not applied yet summed over stores (photos: plus images to embed)',
+      (n: number) => n,
+    ],
+    ['vitrine_index_stores_behind', 'per index, stores with work pending', (n: number) => (n > 0 ? 1 : 0)],
+  ] as const)
+    new Gauge({
+      name,
+      help,
+      labelNames: ['index'],
+      aggregator: 'first',
+      registers: [registry],
+      async collect() {
+        const totals: Record<string, number> = Object.fromEntries(INDEXES.map((index) => [index, 0]));
+        for (const { pending } of await storesBehind())
+          for (const index of INDEXES) totals[index] += value(pending[index]);
+        this.reset();
+        for (const [index, total] of Object.entries(totals)) this.set({ index }, total);
+      },
+    });
   databaseGauge(
     'vitrine_webhook_subscriptions',
     'webhook subscriptions by health (active, failing, disabled)',

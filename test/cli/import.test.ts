@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { POSTGRES_SKIP } from '../helpers/backends.js';
 import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
+import { startServe } from '../helpers/serve.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-import-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -207,6 +208,42 @@ function importSuite(dialect: 'sqlite' | 'postgres') {
       const badMode = cli('import', '--store', store, feed, '--mode', 'upsert');
       assert.notEqual(badMode.status, 0);
       assert.match(badMode.stderr, /--mode must be one of replace, merge/);
+    });
+
+    it('waits with --wait until every index has applied the import, and says what is pending when nothing applies it', async () => {
+      const created = JSON.parse(cli('store', 'create', '--workspace-name', 'Wait', '--name', 'Wait', '--json').stdout);
+      assert.equal(
+        cli('mapping', 'set', '--store', created.store_uuid, '--file', file('mapping.json', JSON.stringify(MAPPING)))
+          .status,
+        0,
+      );
+      // No server runs: nothing applies the import, and --wait says so.
+      const alone = cli('import', '--store', created.store_uuid, file('wait1.csv', STYLES), '--wait', '1');
+      assert.equal(alone.status, 1, alone.stdout);
+      assert.match(
+        alone.stderr,
+        /had not applied the import after 1 s \(pending: search \d+, vocabulary \d+, collections \d+, photos \d+\)/,
+      );
+      const served = await startServe(databaseUrl(), {}, ['--processes', '1']);
+      try {
+        const more = STYLES.replaceAll('Navy Blue Shirt', 'Navy Blue Oxford Shirt');
+        const waited = cli('import', '--store', created.store_uuid, file('wait2.csv', more), '--wait', '60', '--json');
+        assert.equal(waited.status, 0, waited.stderr);
+        assert.ok(JSON.parse(waited.stdout).indexes_caught_up_seconds >= 0);
+        // The server's own in-memory indexes (facets, complete the look) follow within a moment of the
+        // shared ones --wait waited for: a client polling GET /v1/stores sees them catch up.
+        let indexes: { caught_up: boolean; pending: object } | undefined;
+        for (let tries = 0; tries < 50 && !indexes?.caught_up; tries++) {
+          if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+          const res = await fetch(`${served.url}/v1/stores?store_uuid=${created.store_uuid}`, {
+            headers: { authorization: `Bearer ${created.api_token}` },
+          });
+          indexes = ((await res.json()) as { data: { indexes: typeof indexes } }).data.indexes;
+        }
+        assert.equal(indexes?.caught_up, true, JSON.stringify(indexes));
+      } finally {
+        await served.stop();
+      }
     });
 
     it('fails with one line for an empty file, a JSON file that is not an array, an unknown store or format', () => {

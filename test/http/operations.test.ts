@@ -38,6 +38,8 @@ describeEachDialect('operations: /metrics and /readyz', (ctx) => {
     assert.match(text, /# TYPE vitrine_image_queue gauge/);
     assert.match(text, /vitrine_import_jobs/);
     assert.match(text, /vitrine_change_log_lag/);
+    assert.match(text, /vitrine_index_pending\{index="search"\} \d+/);
+    assert.match(text, /vitrine_index_stores_behind\{index="photos"\} \d+/);
     assert.match(text, /vitrine_nodejs_eventloop_lag_seconds \d/);
     assert.match(text, /vitrine_listing_cache_lookups\{result="hit"\} 1\n/);
     assert.match(text, /vitrine_listing_cache_lookups\{result="miss"\} 1\n/);

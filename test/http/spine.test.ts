@@ -29,8 +29,37 @@ describeEachDialect('GET /v1/stores', (ctx) => {
         country: ['FR'],
         channels: { web: 0, app: 0 },
         store_taxonomy: 'fashion',
+        indexes: {
+          caught_up: true,
+          pending: { search: 0, vocabulary: 0, facets: 0, complements: 0, collections: 0, photos: 0 },
+        },
       },
     });
+  });
+
+  it('tells how far behind the catalog each index is, until the indexes catch up', async () => {
+    const { request, store, container } = ctx();
+    const indexes = async () =>
+      json(await request({ method: 'GET', url: `/v1/stores?store_uuid=${store.store_uuid}` })).data.indexes;
+    await request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      payload: [{ product_code: 'FRESH-1', 'Product Name': 'Fresh linen shirt', Category: 'Shirts' }],
+    });
+    const behind = await indexes();
+    assert.equal(behind.caught_up, false);
+    assert.ok(behind.pending.search > 0 && behind.pending.collections > 0 && behind.pending.photos > 0);
+    // The shared followers apply the write (as `vitrine serve` does in the background).
+    const current = await container.stores.getStore(store.store_uuid);
+    for (const follower of [
+      container.searchIndexer.follower,
+      container.collections.follower,
+      container.imageCatalog.follower,
+    ])
+      await follower.readYourWrites(current);
+    const after = await indexes();
+    assert.equal(after.pending.search, 0);
+    assert.equal(after.pending.collections, 0);
   });
 
   it('accepts the token in an apikey header', async () => {

@@ -5,6 +5,8 @@ import type { ImageFolderSummary } from '../../modules/media/image-folder.js';
 import { formatOf, parseEncoding } from '../../catalog/import-formats.js';
 import { createProgress, fail, printResult } from '../output.js';
 import { cliMediaBase, formatCount as n, withContainer } from '../command-context.js';
+import type { IndexFreshness } from '../../modules/changes/index-freshness.js';
+import type { Store } from '../../modules/stores/store.js';
 
 function summaryLines(summary: ImportSummary): string[] {
   const counts = (record: Record<string, number>) =>
@@ -37,6 +39,32 @@ function imageLines(images: ImageFolderSummary, dryRun: boolean): string[] {
   ];
 }
 
+/**
+ * Polls the store's indexes until the shared ones have applied everything (the in-memory ones follow
+ * on their next request). Fails past `limitSeconds`, naming what is still pending.
+ */
+async function waitForIndexes(freshness: IndexFreshness, store: Store, limitSeconds: number) {
+  const started = Date.now();
+  let lastReport = started;
+  for (;;) {
+    const { pending, caught_up } = await freshness.of(store);
+    if (caught_up) return { seconds: Math.round((Date.now() - started) / 100) / 10 };
+    const left = Object.entries(pending)
+      .filter(([, count]) => count > 0)
+      .map(([index, count]) => `${index} ${n(count)}`)
+      .join(', ');
+    if (Date.now() - started > limitSeconds * 1000)
+      fail(
+        `the indexes had not applied the import after ${limitSeconds} s (pending: ${left}); is \`vitrine serve\` or \`vitrine worker\` running?`,
+      );
+    if (Date.now() - lastReport > 5000) {
+      process.stderr.write(`waiting for the indexes: ${left}\n`);
+      lastReport = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** `vitrine import`: a catalog file and/or a folder of photos. */
 export function registerImportCommand(program: Command): void {
   program
@@ -57,6 +85,10 @@ export function registerImportCommand(program: Command): void {
     .option('--rejects <file>', 'write every rejected row (NDJSON: line, product_code, reason, details, row)')
     .option('--delimiter <char>', 'CSV delimiter (default: detected from the header)')
     .option('--encoding <name>', 'text encoding: utf-8 (default), latin1, utf-16le')
+    .option(
+      '--wait [seconds]',
+      'then wait until every index (search, vocabulary, collections, photos) has applied the import (at most this long, default 3600); a running `vitrine serve` or `vitrine worker` applies it',
+    )
     .action(
       async (
         file: string | undefined,
@@ -69,8 +101,13 @@ export function registerImportCommand(program: Command): void {
           rejects?: string;
           delimiter?: string;
           encoding?: string;
+          wait?: string | boolean;
         },
       ) => {
+        const waitSeconds =
+          options.wait === undefined ? undefined : options.wait === true ? 3600 : Number(options.wait);
+        if (waitSeconds !== undefined && !(Number.isFinite(waitSeconds) && waitSeconds > 0))
+          fail('--wait takes a number of seconds above 0');
         if (!file && !options.images) fail('name a catalog file, or a folder of photos with --images DIR');
         if (file && !fs.existsSync(file)) fail(`cannot read ${file}: no such file`);
         if (options.images && !fs.statSync(options.images, { throwIfNoEntry: false })?.isDirectory())
@@ -121,15 +158,26 @@ export function registerImportCommand(program: Command): void {
                 })
               : undefined;
             uploads.stop();
-            return { summary, images };
+            const caughtUp =
+              waitSeconds !== undefined && !dryRun ? await waitForIndexes(c.freshness, store, waitSeconds) : undefined;
+            return { summary, images, caughtUp };
           });
           progress.stop();
-          const { summary, images } = result;
+          const { summary, images, caughtUp } = result;
           if (options.json && summary?.hint) process.stderr.write(`${summary.hint}\n`);
-          printResult(!!options.json, { ...(summary ?? {}), ...(images ? { images } : {}) }, [
-            ...(summary ? summaryLines(summary) : []),
-            ...(images ? imageLines(images, dryRun) : []),
-          ]);
+          printResult(
+            !!options.json,
+            {
+              ...(summary ?? {}),
+              ...(images ? { images } : {}),
+              ...(caughtUp ? { indexes_caught_up_seconds: caughtUp.seconds } : {}),
+            },
+            [
+              ...(summary ? summaryLines(summary) : []),
+              ...(images ? imageLines(images, dryRun) : []),
+              ...(caughtUp ? [`every index applied it ${caughtUp.seconds} s after the import ended`] : []),
+            ],
+          );
         } finally {
           progress.stop();
           await new Promise((resolve) => (rejects ? rejects.end(resolve) : resolve(undefined)));

@@ -72,6 +72,11 @@ export class ProductCards {
     };
   }
 
+  /** The change sequence this process's listing of a store follows at (undefined: not held here). */
+  heldSeq(storeId: string): number | undefined {
+    return this.#index.peek(storeId)?.seq;
+  }
+
   close() {
     this.#index.close();
   }

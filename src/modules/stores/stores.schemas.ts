@@ -12,7 +12,30 @@ const StoreDetails = Type.Object({
   }),
   store_taxonomy: Type.String(),
 });
-export const StoreDetailsSchema = component('Store', StoreDetails);
+const pendingCount = (description: string) => Type.Integer({ minimum: 0, description });
+/** GET /v1/stores: the store's details and its indexes' freshness. */
+export const StoreDetailsWithIndexes = component(
+  'Store',
+  Type.Intersect([
+    StoreDetails,
+    Type.Object({
+      indexes: Type.Object(
+        {
+          caught_up: Type.Boolean({ description: 'every index has applied every change of the store' }),
+          pending: Type.Object({
+            search: pendingCount('changes the text index has not applied'),
+            vocabulary: pendingCount("the typo vocabulary's (read from the text index)"),
+            facets: pendingCount("the listing's (filters, facets, sorting) in the process that answered"),
+            complements: pendingCount("complete the look's in the process that answered"),
+            collections: pendingCount("rule collections' memberships"),
+            photos: pendingCount('changes the photo catalog has not read, plus images waiting to be embedded'),
+          }),
+        },
+        { description: 'how far behind the catalog each index is (extension)' },
+      ),
+    }),
+  ]),
+);
 
 export const StoreListItemSchema = component(
   'StoreSummary',

@@ -48,6 +48,11 @@ export class ImageJobs {
     return repo.countByState(this.storage.db);
   }
 
+  /** Images waiting to be embedded, per store that has any (one store's with `storeId`). */
+  pendingByStore(storeId?: string): Promise<Map<string, number>> {
+    return repo.pendingByStore(this.storage.db, storeId);
+  }
+
   async claim(workerId: string, limit: number): Promise<ClaimedImage[]> {
     const rows = await claimLeases(this.storage, IMAGE_QUEUE, workerId, limit, LEASE_MS);
     return rows.map((row) => ({

@@ -167,6 +167,17 @@ export async function countByState(db: Db): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]));
 }
 
+/** Images waiting to be embedded (retries included), per store that has any. */
+export async function pendingByStore(db: Db, storeId?: string): Promise<Map<string, number>> {
+  let query = db
+    .selectFrom('images')
+    .select(['store_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('state', '=', 'pending');
+  if (storeId !== undefined) query = query.where('store_id', '=', storeId);
+  const rows = await query.groupBy('store_id').execute();
+  return new Map(rows.map((row) => [row.store_id, Number(row.n)]));
+}
+
 export async function queueStatus(db: Db, storeId: string, failuresLimit: number) {
   const counts = await db
     .selectFrom('images')
