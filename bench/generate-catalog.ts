@@ -22,7 +22,8 @@ const families = new Set<string>();
 let written = 0;
 for (const product of generateCatalog(readStyles(), count, seed)) {
   families.add(product.parent_code);
-  if (!stream.write(`${JSON.stringify(product)}\n`)) await new Promise((resolve) => stream.once('drain', resolve));
+  if (!stream.write(`${JSON.stringify(product)}\n`))
+    await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
   written++;
 }
 await new Promise<void>((resolve) => stream.end(() => resolve()));
