@@ -845,7 +845,9 @@ export interface paths {
         };
         /**
          * Retrieve store details
-         * @description Allowed with a publishable (search) key.
+         * @description `indexes` (extension): per index (search, vocabulary, facets, complements, collections, photos) the catalog changes it has not applied yet (photos: and the images waiting to be embedded), and `caught_up` once every one is 0. After a large import, answers settle when it is true.
+         *
+         *     Allowed with a publishable (search) key.
          */
         get: operations["getStore"];
         put?: never;
@@ -1571,6 +1573,26 @@ export interface components {
             store_taxonomy: string;
             store_website: string | null;
             workspace_id: string;
+        } & {
+            /** @description how far behind the catalog each index is (extension) */
+            indexes: {
+                /** @description every index has applied every change of the store */
+                caught_up: boolean;
+                pending: {
+                    /** @description rule collections' memberships */
+                    collections: number;
+                    /** @description complete the look's in the process that answered */
+                    complements: number;
+                    /** @description the listing's (filters, facets, sorting) in the process that answered */
+                    facets: number;
+                    /** @description changes the photo catalog has not read, plus images waiting to be embedded */
+                    photos: number;
+                    /** @description changes the text index has not applied */
+                    search: number;
+                    /** @description the typo vocabulary's (read from the text index) */
+                    vocabulary: number;
+                };
+            };
         };
         StoreSummary: {
             default_channel: string;
