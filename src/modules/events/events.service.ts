@@ -8,7 +8,6 @@ import type { StoresService } from '../stores/stores.service.js';
 import type { Store } from '../stores/store.js';
 import { checkEvent, type EventFailure, type EventInput } from './event-input.js';
 import * as repo from './events.repository.js';
-import { actorDayKey } from './events.repository.js';
 import { Signals } from './signals.js';
 import { ShopperTastes, type ShopperTaste } from './personalization.js';
 import type { CatalogListing } from '../products/product-cards.js';
@@ -134,7 +133,7 @@ export class EventsService {
         ),
       );
       for (const { row, actor } of rows)
-        if (row.product_code && firstOfActor.delete(actorDayKey(actor, row.product_code, row.day, row.type)))
+        if (row.product_code && firstOfActor.delete(repo.actorDayKey(actor, row.product_code, row.day, row.type)))
           row.counted = 1;
       const inserted = await repo.insertEvents(
         trx,
