@@ -68,14 +68,21 @@ export type ClusterMessage =
 
 let nextId = 0;
 const pending = new Map<number, (answer: RateLimitAnswer | MetricsAnswer | LockAnswer) => void>();
+/** Requests this process gave up on whose answer still matters when it comes (a lock granted late). */
+const late = new Map<number, (answer: RateLimitAnswer | MetricsAnswer | LockAnswer) => void>();
 let listening = false;
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-/** Sends a request to the primary and waits for its answer (API processes only). */
+/**
+ * Sends a request to the primary and waits for its answer (API processes only). `onLate`: what to do
+ * with an answer that comes after the wait was given up (a write lock granted late must be handed
+ * back, or the primary would keep it for this process forever and every writer would wait).
+ */
 export function ask<A extends RateLimitAnswer | MetricsAnswer | LockAnswer>(
   message: WithoutId<RateLimitRequest | MetricsRequest | LockRequest>,
   timeoutMs = 2_000,
+  onLate?: (answer: A) => void,
 ) {
   if (!listening) {
     listening = true;
@@ -86,8 +93,9 @@ export function ask<A extends RateLimitAnswer | MetricsAnswer | LockAnswer>(
         answer?.type !== 'vitrine:write-lock'
       )
         return;
-      const resolve = pending.get(answer.id);
+      const resolve = pending.get(answer.id) ?? late.get(answer.id);
       pending.delete(answer.id);
+      late.delete(answer.id);
       resolve?.(answer);
     });
   }
@@ -100,6 +108,7 @@ export function ask<A extends RateLimitAnswer | MetricsAnswer | LockAnswer>(
       () =>
         setImmediate(() => {
           if (!pending.delete(id)) return;
+          if (onLate) late.set(id, (answer) => onLate(answer as A));
           reject(new Error('the primary process did not answer'));
         }),
       timeoutMs,
