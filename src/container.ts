@@ -25,7 +25,7 @@ import { ComplementsService } from './modules/complements/complements.service.js
 import { VocabularyService } from './modules/vocabulary/vocabulary.service.js';
 import { ImportsService } from './modules/imports/imports.service.js';
 import { VisionClient } from './vision/vision-client.js';
-import { DEFAULT_MODEL_PATH } from './vision/embedder.js';
+import { DEFAULT_MODEL_PATH } from './vision/model-identity.js';
 import { DEFAULT_HEAD_PATH } from './vision/embedding-head.js';
 import { ImageCatalog } from './modules/visual/image-catalog.js';
 import { ImageJobs } from './modules/visual/image-jobs.js';

@@ -1,11 +1,9 @@
 import fs from 'node:fs';
-import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
 import { decodeToRgb } from './image-preparation.js';
 import { foregroundColours } from './colour-descriptor.js';
 import { EmbeddingHead } from './embedding-head.js';
+import { modelIdentityOf } from './model-identity.js';
 
 /** Turns images into unit vectors whose dot product is their visual similarity. */
 export interface Embedder {
@@ -19,9 +17,7 @@ export interface Embedder {
   close(): Promise<void>;
 }
 
-export const DEFAULT_MODEL_PATH = fileURLToPath(
-  new URL('../../../models/mobilenetv2-12-int8/mobilenetv2-12-int8-embed.onnx', import.meta.url),
-);
+export { DEFAULT_MODEL_PATH } from './model-identity.js';
 
 const INPUT_SIZE = 224;
 const MEAN = [0.485, 0.456, 0.406];
@@ -75,8 +71,7 @@ export class OnnxEmbedder implements Embedder {
         `${headPath} reads ${head.manifest.backbone_dimensions}-dimension embeddings; ${modelPath} makes ${backboneDimensions}`,
       );
     const nonNegative = !head && (probe.embedding.data as Float32Array).every((x) => x >= 0);
-    const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
-    const model = `${path.basename(modelPath, '.onnx')}@${digest}${head ? `+${head.identity}` : ''}`;
+    const model = modelIdentityOf(modelPath, bytes, head?.identity);
     return new OnnxEmbedder(
       session,
       model,

@@ -47,14 +47,15 @@ export class EmbeddingHead {
   }
 
   static load(manifestPath: string): EmbeddingHead {
-    const manifestBytes = fs.readFileSync(manifestPath);
-    const manifest = JSON.parse(manifestBytes.toString('utf8')) as HeadManifest;
-    const weightsBytes = fs.readFileSync(path.join(path.dirname(manifestPath), manifest.weights_file));
+    const { manifest, weightsBytes, identity } = readHead(manifestPath);
     const weights = new Float32Array(weightsBytes.length >> 2);
     for (let i = 0; i < weights.length; i++) weights[i] = weightsBytes.readFloatLE(i * 4);
-    const digest = createHash('sha256').update(manifestBytes).update(weightsBytes).digest('hex').slice(0, 12);
-    const name = path.basename(path.dirname(path.resolve(manifestPath)));
-    return EmbeddingHead.fromWeights(manifest, weights, `${name}@${digest}`, manifestPath);
+    return EmbeddingHead.fromWeights(manifest, weights, identity, manifestPath);
+  }
+
+  /** A head's identity (`<folder name>@<sha256 of manifest and weights, 12 hex>`) without building it. */
+  static identityOf(manifestPath: string): string {
+    return readHead(manifestPath).identity;
   }
 
   /** A head from weights in memory (training and evaluation); `source` names it in errors. */
@@ -101,4 +102,14 @@ function project(x: Float32Array, mean: Float32Array, projection: Float32Array, 
   for (const v of acc) norm += v * v;
   const scale = weight / (Math.sqrt(norm) || 1);
   for (let j = 0; j < k; j++) out[j] = acc[j] * scale;
+}
+
+/** A head's files as stored, and the identity they give it. */
+function readHead(manifestPath: string) {
+  const manifestBytes = fs.readFileSync(manifestPath);
+  const manifest = JSON.parse(manifestBytes.toString('utf8')) as HeadManifest;
+  const weightsBytes = fs.readFileSync(path.join(path.dirname(manifestPath), manifest.weights_file));
+  const digest = createHash('sha256').update(manifestBytes).update(weightsBytes).digest('hex').slice(0, 12);
+  const name = path.basename(path.dirname(path.resolve(manifestPath)));
+  return { manifest, weightsBytes, identity: `${name}@${digest}` };
 }

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { ImageRejectedError, type ImageFailure } from './image-preparation.js';
 import type { EmbedResult, ModelInfo, ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-protocol.js';
+import { modelIdentity } from './model-identity.js';
 
 type Pending = { resolve: (reply: ThreadReply) => void; reject: (error: Error) => void };
 
@@ -15,6 +16,7 @@ export class VisionClient {
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #idleTimer: NodeJS.Timeout | undefined;
+  #identity: string | undefined;
   generation = 0;
 
   /**
@@ -25,6 +27,11 @@ export class VisionClient {
     private readonly options: VisionThreadOptions,
     private readonly idleExitMs?: number,
   ) {}
+
+  /** The model's identity from its files, without starting the thread (nor loading the model). */
+  modelIdentity(): string {
+    return (this.#identity ??= modelIdentity(this.options.modelPath, this.options.headPath));
+  }
 
   info(): Promise<ModelInfo> {
     if (this.#ready) return this.#ready;

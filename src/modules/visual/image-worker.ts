@@ -50,8 +50,8 @@ export class ImageWorker implements BackgroundWorker {
     if (this.#running) return;
     this.#running = true;
     this.#stopping = new AbortController();
-    const { model } = await this.vision.info();
-    await this.jobs.requeueOtherModels(model);
+    // The model's identity from its files: the vision thread starts only once there is an image to embed.
+    await this.jobs.requeueOtherModels(this.vision.modelIdentity());
     for (let i = 0; i < (this.options.lanes ?? 2); i++) this.#lanes.push(this.#lane());
   }
 
