@@ -205,24 +205,26 @@ export class ComplementsService {
     const source = await this.#source(store, index, productCode);
     const sourceGroup = source.placement.group;
 
-    const pinnedByGroup = new Map<string, Candidate[]>();
-    for (const code of pinned) {
-      const candidate = indexedCandidate(index, code);
-      const group = candidate?.placement.group;
-      if (candidate && group && group !== sourceGroup && code !== source.code)
-        pinnedByGroup.set(group, [...(pinnedByGroup.get(group) ?? []), candidate]);
-    }
+    /** The indexed candidates among `codes` by group, in the order given, for groups `keep` accepts. */
+    const byGroup = (codes: Iterable<string>, keep: (group: string) => boolean) => {
+      const grouped = new Map<string, Candidate[]>();
+      for (const code of codes) {
+        const candidate = indexedCandidate(index, code);
+        const group = candidate?.placement.group;
+        if (candidate && group && code !== source.code && keep(group))
+          grouped.set(group, [...(grouped.get(group) ?? []), candidate]);
+      }
+      return grouped;
+    };
+    const pinnedByGroup = byGroup(pinned, (group) => group !== sourceGroup);
     const groups = [
       ...new Set([...pinnedByGroup.keys(), ...(sourceGroup ? (index.taxonomy.complements[sourceGroup] ?? []) : [])]),
     ].filter((g) => g !== sourceGroup);
     // Bought together in enough baskets: first within their category after the pins (most baskets first).
-    const boughtByGroup = new Map<string, Candidate[]>();
-    for (const { code } of together) {
-      const candidate = indexedCandidate(index, code);
-      const group = candidate?.placement.group;
-      if (candidate && group && groups.includes(group))
-        boughtByGroup.set(group, [...(boughtByGroup.get(group) ?? []), candidate]);
-    }
+    const boughtByGroup = byGroup(
+      together.map(({ code }) => code),
+      (group) => groups.includes(group),
+    );
     const categories = [];
     for (const group of groups) {
       if (categories.length >= MAX_CATEGORIES) break;
