@@ -8,7 +8,7 @@ import type { StoresService } from '../stores/stores.service.js';
 import type { Store } from '../stores/store.js';
 import { checkEvent, type EventFailure, type EventInput } from './event-input.js';
 import * as repo from './events.repository.js';
-import { Signals } from './signals.js';
+import { EVENT_COUNTER, Signals } from './signals.js';
 import { ShopperTastes, type ShopperTaste } from './personalization.js';
 import type { CatalogListing } from '../products/product-cards.js';
 import {
@@ -31,9 +31,6 @@ export interface EventsAnswer {
 export const MIN_BASKET_SUPPORT = 2;
 /** The most co-bought products read per source product. */
 const MAX_BOUGHT_WITH = 100;
-
-/** Which day counter an event type adds to. */
-const COUNTER = { view: 'views', click: 'clicks', add_to_cart: 'carts', purchase: 'purchases' } as const;
 
 /**
  * Shopper events in (issue 41): each checked alone, deduplicated by the client's event_id (a retry
@@ -99,30 +96,34 @@ export class EventsService {
     const firsts = new Map<string, EventInput>();
     for (const event of valid) if (!firsts.has(event.eventId)) firsts.set(event.eventId, event);
     const key = valid.length > 0 ? await this.deps.stores.shopperKey(store.id) : '';
+    let senderActor: string | undefined;
+    const rows = [...firsts.values()].map((e) => {
+      const shopper = e.shopperId ? shopperHash(key, e.shopperId) : null;
+      return {
+        row: {
+          store_id: store.id,
+          event_id: e.eventId,
+          type: e.type,
+          product_code: e.productCode,
+          shopper_hash: shopper,
+          session_id: e.sessionId,
+          query: e.query,
+          hits: e.hits,
+          position: e.position,
+          quantity: e.quantity,
+          price: e.price,
+          day: e.occurredAt.toISOString().slice(0, 10),
+          occurred_at: e.occurredAt.toISOString(),
+          counted: 0,
+          basket: e.sessionId ?? shopper,
+        },
+        actor:
+          shopper ?? (e.sessionId ? `session:${e.sessionId}` : (senderActor ??= `sender:${shopperHash(key, sender)}`)),
+      };
+    });
     const stored = await inTransaction(this.deps.storage, async (trx) => {
-      const rows = [...firsts.values()].map((e) => {
-        const shopper = e.shopperId ? shopperHash(key, e.shopperId) : null;
-        return {
-          row: {
-            store_id: store.id,
-            event_id: e.eventId,
-            type: e.type,
-            product_code: e.productCode,
-            shopper_hash: shopper,
-            session_id: e.sessionId,
-            query: e.query,
-            hits: e.hits,
-            position: e.position,
-            quantity: e.quantity,
-            price: e.price,
-            day: e.occurredAt.toISOString().slice(0, 10),
-            occurred_at: e.occurredAt.toISOString(),
-            counted: 0,
-            basket: e.sessionId ?? shopper,
-          },
-          actor: shopper ?? (e.sessionId ? `session:${e.sessionId}` : `sender:${shopperHash(key, sender)}`),
-        };
-      });
+      // From scratch on each attempt: a transaction retried must not keep a rolled-back claim.
+      for (const { row } of rows) row.counted = 0;
       // The flood cap: an actor's first event of a type for a product and day counts, the rest are
       // kept (analytics) without adding. A retried event finds its key taken, so it never counts twice.
       const firstOfActor = await repo.claimActorDays(
@@ -152,10 +153,7 @@ export class EventsService {
     // This process reads its own events at once; the others within a second (Signals).
     if (stored.size > 0) {
       this.signals.forget(store.id);
-      this.#tastes.forget(
-        store.id,
-        new Set(valid.flatMap((e) => (e.shopperId ? [shopperHash(key, e.shopperId)] : []))),
-      );
+      this.#tastes.forget(store.id, new Set(rows.flatMap(({ row }) => (row.shopper_hash ? [row.shopper_hash] : []))));
     }
     return {
       accepted: stored.size,
@@ -265,7 +263,7 @@ function dayCounts(
 ): repo.DayCounts[] {
   const byKey = new Map<string, repo.DayCounts>();
   for (const row of rows) {
-    const counter = COUNTER[row.type as keyof typeof COUNTER];
+    const counter = EVENT_COUNTER[row.type as keyof typeof EVENT_COUNTER];
     if (!counter || !row.product_code) continue;
     const key = `${row.product_code}\u0000${row.day}`;
     let entry = byKey.get(key);

@@ -3,7 +3,7 @@ import type { StorageHandle } from '../../storage/database.js';
 import type { CatalogListing } from '../products/product-cards.js';
 import type { AttributeColumns } from '../../catalog/attribute-columns.js';
 import { resolveColour } from '../../catalog/vocabulary/colours.js';
-import { TREND_WEIGHTS } from './signals.js';
+import { EVENT_COUNTER, TREND_WEIGHTS } from './signals.js';
 import * as repo from './events.repository.js';
 
 /** A shopper's taste reads their latest this many product events. */
@@ -17,11 +17,10 @@ const TASTES_KEPT = 20_000;
 const DIMENSIONS = ['category', 'colour', 'brand', 'price'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
 
-const EVENT_WEIGHT: Record<string, number> = {
-  view: TREND_WEIGHTS.views,
-  click: TREND_WEIGHTS.clicks,
-  add_to_cart: TREND_WEIGHTS.carts,
-  purchase: TREND_WEIGHTS.purchases,
+/** A product event's weight in a taste: its weight in the trend. */
+const weightOf = (type: string): number => {
+  const counter = EVENT_COUNTER[type as keyof typeof EVENT_COUNTER];
+  return counter ? TREND_WEIGHTS[counter] : 0;
 };
 
 /**
@@ -126,7 +125,7 @@ export function tasteOf(
     const row = event.product_code === null ? undefined : listing.rowOf.get(event.product_code);
     if (row === undefined || !listing.rows.live[row]) continue;
     const ageHours = Math.max(0, (now - Date.parse(event.occurred_at)) / 3_600_000);
-    const weight = (EVENT_WEIGHT[event.type] ?? 0) * 2 ** (-ageHours / halfLifeHours);
+    const weight = weightOf(event.type) * 2 ** (-ageHours / halfLifeHours);
     if (weight <= 0) continue;
     for (const [dimension, read] of readers) {
       const value = read(row);

@@ -1,6 +1,9 @@
 import type { StorageHandle } from '../../storage/database.js';
 import * as repo from './events.repository.js';
 
+/** Which daily counter each product event type adds to. */
+export const EVENT_COUNTER = { view: 'views', click: 'clicks', add_to_cart: 'carts', purchase: 'purchases' } as const;
+
 /** Weights of the product events in the trend score: a purchase says most. */
 export const TREND_WEIGHTS = { views: 1, clicks: 3, carts: 8, purchases: 20 } as const;
 /** `popular` counts purchases over this many days. */
