@@ -14,6 +14,7 @@ import { openApiOptions } from './http/openapi.js';
 import { registerCors } from './http/cors.js';
 import { registerCaching } from './http/caching.js';
 import { registerOperations } from './http/operations.js';
+import { registerReplicaRouting } from './http/replica-routing.js';
 import { registerConsole } from './http/console.js';
 import { storesRoutes } from './modules/stores/stores.routes.js';
 import { storesAdminRoutes } from './modules/stores/stores.admin.routes.js';
@@ -69,6 +70,13 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  registerReplicaRouting(app, {
+    storage: container.storage,
+    changeLog: container.changeLog,
+    maxLagMs: config.replicaMaxLagMs,
+    redis: container.redis,
+    redisHealth: container.redisHealth,
   });
   // Bodies are JSON (multipart only where a route says so): a text/plain body is a wrong content type (400).
   app.removeContentTypeParser('text/plain');

@@ -112,6 +112,31 @@ export const SETTINGS: readonly Setting[] = [
         : { requirement: 'must start with sqlite:, postgres:// or postgresql://', value: c.databaseUrl },
   },
   {
+    variable: 'DATABASE_READ_URLS',
+    default: 'unset',
+    meaning:
+      "PostgreSQL read replicas, comma-separated `postgres://…`: GET requests read there once a replica has replayed the caller's own writes; writes stay on DATABASE_URL (README › Scaling out)",
+    read: (env, c) =>
+      (c.databaseReadUrls = (env.DATABASE_READ_URLS ?? '')
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean)),
+    check: (c) => {
+      const wrong = c.databaseReadUrls.find((url) => !/^postgres(ql)?:\/\//.test(url));
+      if (wrong !== undefined) return { requirement: 'must be postgres://… URLs', value: wrong };
+      if (c.databaseReadUrls.length > 0 && !/^postgres(ql)?:\/\//.test(c.databaseUrl))
+        return { requirement: 'needs a PostgreSQL DATABASE_URL', value: c.databaseReadUrls.join(',') };
+      return undefined;
+    },
+  },
+  integer(
+    'VITRINE_REPLICA_MAX_LAG_MS',
+    at('replicaMaxLagMs'),
+    2_000,
+    { min: 0, max: 3_600_000, requirement: 'must be from 0 to 3600000' },
+    'a read replica further behind the primary than this is skipped (and named by `/readyz`) until it catches up',
+  ),
+  {
     variable: 'REDIS_URL',
     default: 'unset',
     meaning: 'shared rate-limit counters across API processes',

@@ -17,6 +17,10 @@ export interface Config {
   readonly processes: number;
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…` (DATABASE_URL). */
   readonly databaseUrl: string;
+  /** PostgreSQL read replicas (DATABASE_READ_URLS); empty: every read goes to DATABASE_URL. */
+  readonly databaseReadUrls: readonly string[];
+  /** A replica further behind than this is skipped (VITRINE_REPLICA_MAX_LAG_MS). */
+  readonly replicaMaxLagMs: number;
   readonly redisUrl?: string;
   readonly adminToken?: string;
   readonly rateLimitPerMinute: number;

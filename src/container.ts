@@ -126,7 +126,9 @@ export function imageHeadPath(config: Config): string | undefined {
 }
 
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
-  const storage = options.storage ?? openDatabase(config.databaseUrl);
+  const storage =
+    options.storage ??
+    openDatabase(config.databaseUrl, { readUrls: config.databaseReadUrls, replicaMaxLagMs: config.replicaMaxLagMs });
   // Several API processes on one SQLite file take turns at writing through the primary's lock.
   if (isClusterWorker() && storage.dialect.name === 'sqlite') storage.writeGate = withClusterWriteLock;
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;

@@ -192,6 +192,41 @@ function createMetrics(container: Container) {
       },
     });
   }
+  const replicas = container.storage.replicas;
+  if (replicas) {
+    new Gauge({
+      name: 'vitrine_replica_lag_ms',
+      help: 'how far each read replica is behind the primary (-1: unknown, it does not answer)',
+      labelNames: ['replica'],
+      aggregator: 'max',
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const replica of replicas.status()) this.set({ replica: replica.name }, replica.lag_ms ?? -1);
+      },
+    });
+    new Gauge({
+      name: 'vitrine_replica_usable',
+      help: '1 while a read replica is read from, 0 while it is skipped (down, lagging, not a standby)',
+      labelNames: ['replica'],
+      aggregator: 'min',
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const replica of replicas.status()) this.set({ replica: replica.name }, replica.state === 'ok' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'vitrine_routed_statements',
+      help: 'statements of read requests (GET) by the server that answered them (primary, replica-<n>), since start',
+      labelNames: ['server'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [server, count] of Object.entries(replicas.statements())) this.set({ server }, count);
+      },
+    });
+  }
   if (isClusterWorker()) {
     // The primary of `vitrine serve --processes N` asks every process for its registry and sums them.
     new AggregatorRegistry();
@@ -232,15 +267,24 @@ export function registerOperations(app: FastifyInstance, container: Container) {
       Object.entries(checks).map(([name, result]) => [name, result === 'ok' ? 'ok' : 'unreachable']),
     );
     const failing = Object.entries(checks).filter(([name, result]) => result !== 'ok' && name !== 'redis');
+    // A replica that is down or lagging is skipped (reads go to the primary): degraded, still ready.
+    const replicas = container.storage.replicas?.status();
     if (failing.length === 0) {
-      const degraded = checks.redis !== undefined && checks.redis !== 'ok';
-      return { status: degraded ? 'degraded' : 'ok', engine: container.storage.dialect.name, ...states, checks };
+      const degraded =
+        (checks.redis !== undefined && checks.redis !== 'ok') || replicas?.some((replica) => replica.state !== 'ok');
+      return {
+        status: degraded ? 'degraded' : 'ok',
+        engine: container.storage.dialect.name,
+        ...states,
+        checks,
+        ...(replicas && { replicas }),
+      };
     }
     const message = `not ready: ${failing.map(([name, result]) => `${name} ${result}`).join('; ')}`;
     return reply
       .code(503)
       .header('retry-after', '5')
-      .send({ ...errorEnvelope(request.id, message), ...states, checks });
+      .send({ ...errorEnvelope(request.id, message), ...states, checks, ...(replicas && { replicas }) });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     const text = isClusterWorker() ? await clusterMetrics() : await metrics.registry.metrics();

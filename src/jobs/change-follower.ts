@@ -1,3 +1,4 @@
+import { onPrimary } from '../storage/read-routing.js';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { inTransaction } from '../storage/transactions.js';
 import type { StoreAtSeq } from '../storage/seq-cache.js';
@@ -143,7 +144,9 @@ export class ChangeFollower extends PollingWorker {
     const applied = this.#applied.get(storeId);
     if (typeof store !== 'string' && applied !== undefined && applied >= store.changeSeq)
       return { lag: 0, cursor: applied };
-    const { latest, cursor } = await this.changes.positionOf(storeId, this.consumer);
+    // Where the consumer stands is the primary's answer (a replica's may be behind what this
+    // process already keeps in memory from it).
+    const { latest, cursor } = await onPrimary(() => this.changes.positionOf(storeId, this.consumer));
     this.#sawApplied(storeId, cursor);
     const lag = latest - cursor;
     if (lag === 0 || lag > READ_YOUR_WRITES_LIMIT || options.apply === false) return { lag, cursor };

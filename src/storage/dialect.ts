@@ -1,5 +1,6 @@
 import type { CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import type { ReplicaSet } from './replicas.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -55,6 +56,10 @@ export interface StorageHandle {
    * cluster's write lock (see cluster.ts); absent, transactions run at once.
    */
   writeGate?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** PostgreSQL with DATABASE_READ_URLS: the read replicas and their health (src/storage/replicas.ts). */
+  readonly replicas?: ReplicaSet;
+  /** With replicas: the primary's WAL position now, which a replica must reach to show what was written so far. */
+  writePosition?(): Promise<bigint>;
   /** PostgreSQL: the connection pool's use, for /metrics. */
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Describes the target without credentials, for logs and the start-up banner. */

@@ -1,4 +1,5 @@
 import { BoundedCache, type CacheStats } from './bounded-cache.js';
+import { onPrimary } from './read-routing.js';
 
 /** What every live index carries: the position it is current up to, and what it was built for. */
 export interface LiveIndex {
@@ -99,7 +100,9 @@ export class LiveStoreIndex<T extends LiveIndex, C = void> {
   }
 
   #refresh(storeId: string, cached: T | undefined, target: LiveIndexTarget, context: C): Promise<T> {
-    const run = (async () => {
+    // On the primary, whichever request asked: the index is shared by every later request, and its
+    // position must be the one its data was read at (a replica's lag would leave it behind for good).
+    const run = onPrimary(async () => {
       if (cached && cached.key === target.key && (await this.spec.follow(storeId, cached, target, context))) {
         // Stored again: its size changed.
         this.#cache.set(storeId, cached);
@@ -110,7 +113,7 @@ export class LiveStoreIndex<T extends LiveIndex, C = void> {
       // heap under the same name (the visual index's matrix), and `build` releases what it replaces.
       this.#cache.set(storeId, built);
       return built;
-    })().finally(() => this.#inFlight.delete(storeId));
+    }).finally(() => this.#inFlight.delete(storeId));
     this.#inFlight.set(storeId, run);
     return run;
   }

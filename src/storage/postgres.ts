@@ -4,6 +4,8 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery, type SelectQueryBuild
 import type { Database } from './schema.js';
 import type { StorageDialect, StorageHandle } from './dialect.js';
 import { withDialect } from './dialect.js';
+import { ReplicaSet, walPosition, type ReplicaSetOptions } from './replicas.js';
+import { currentReadRoute, isReplicaRead, RoutingDriver } from './read-routing.js';
 
 // The driver is loaded when a PostgreSQL database is opened: SQLite deployments and the CLI's quick
 // commands do not pay for it.
@@ -37,15 +39,24 @@ export interface PostgresOptions {
   /** Schema to work in (tests use one schema each); it is created when missing. */
   schema?: string;
   poolSize?: number;
+  /** Read replicas (DATABASE_READ_URLS): a routed request's reads may go there (src/storage/read-routing.ts). */
+  readUrls?: readonly string[];
+  /** A replica further behind than this is skipped (VITRINE_REPLICA_MAX_LAG_MS; default 2,000). */
+  replicaMaxLagMs?: number;
+  /** Replaces the look at each replica (tests inject lag with it). */
+  replicaProbe?: ReplicaSetOptions['probe'];
 }
 
-export function openPostgres(url: string, options: PostgresOptions = {}): StorageHandle {
-  // The schema: given, or the first search_path entry of the URL's `options` (`-c search_path=x`), else public.
+/** The URL without credentials, for logs, /readyz and the start-up banner. */
+function describe(url: string, schema?: string): string {
+  const safe = new URL(url);
+  return `${safe.protocol}//${safe.username ? `${safe.username}@` : ''}${safe.host}${safe.pathname}${schema ? ` (schema ${schema})` : ''}`;
+}
+
+/** A connection pool to `url`, each new connection started with our session settings. */
+function openPool(url: string, schema: string | undefined, size: number): pgModule.Pool {
   const connection = new URL(url);
   const urlOptions = connection.searchParams.get('options');
-  const fromUrl = /search_path=([A-Za-z0-9_]+)/.exec(urlOptions ?? '')?.[1];
-  const schema = options.schema;
-  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   // Session settings travel as startup options, so a new connection has them before its first query
   // (after the URL's own `options`, which pg would otherwise let override these):
   // - PostgreSQL's default random_page_cost (4) assumes spinning disks and makes the planner scan a
@@ -58,7 +69,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   connection.searchParams.delete('options');
   const pool = new (pgDriver().Pool)({
     connectionString: url.includes('?') ? connection.toString() : url,
-    max: options.poolSize ?? 10,
+    max: size,
     // An unreachable database answers 502 within 2 s, not after a long connect.
     connectionTimeoutMillis: 1_500,
     keepAlive: true,
@@ -70,21 +81,60 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
   // emits 'error' on its client; unheard, that would end the process. The query in flight fails
   // (502) and the pool replaces the connection.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = withDialect(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), postgresDialect);
-  const safe = new URL(url);
-  safe.password = '';
+  return pool;
+}
+
+/** The primary's current WAL position: every transaction committed before the call is at or before it. */
+async function currentPosition(pool: pgModule.Pool): Promise<bigint> {
+  const { rows } = await pool.query<{ position: string }>('SELECT pg_current_wal_lsn()::text AS position');
+  return walPosition(rows[0].position) ?? 0n;
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): StorageHandle {
+  // The schema: given, or the first search_path entry of the URL's `options` (`-c search_path=x`), else public.
+  const fromUrl = /search_path=([A-Za-z0-9_]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  const poolSize = options.poolSize ?? 10;
+  const pool = openPool(url, schema, poolSize);
+  const readUrls = options.readUrls ?? [];
+  const replicas =
+    readUrls.length === 0
+      ? undefined
+      : new ReplicaSet(
+          readUrls.map((readUrl) => ({ pool: openPool(readUrl, schema, poolSize), target: describe(readUrl) })),
+          {
+            maxLagMs: options.replicaMaxLagMs ?? 2_000,
+            primaryPosition: () => currentPosition(pool),
+            probe: options.replicaProbe,
+          },
+        );
+  // With replicas, a routed request's reads may leave the primary (read-routing.ts); without, the
+  // plain driver, and nothing on the query path changes.
+  const dialect = new PostgresDialect({ pool });
+  if (replicas) {
+    const primaryDriver = dialect.createDriver();
+    dialect.createDriver = () => new RoutingDriver(primaryDriver, () => replicas.countPrimary());
+  }
+  const db = withDialect(new Kysely<Database>({ dialect }), postgresDialect);
+  const replicaPool = (query: CompiledQuery) =>
+    replicas && isReplicaRead(query) ? (currentReadRoute()?.replica ?? undefined) : undefined;
   return {
     db,
     dialect: postgresDialect,
     schema: schema ?? fromUrl ?? 'public',
-    readCommitted: async <Row>(query: CompiledQuery<Row>, name?: string) =>
-      name === undefined
-        ? (await db.executeQuery(query)).rows
-        : // Named: each pooled connection parses and plans it once (a fixed set of names, so a bounded
-          // number of prepared statements per connection). Run on the pool like Kysely's own queries.
-          ((await pool.query({ name, text: query.sql, values: [...query.parameters] })).rows as Row[]),
+    readCommitted: async <Row>(query: CompiledQuery<Row>, name?: string) => {
+      if (name === undefined || replicaPool(query)) return (await db.executeQuery(query)).rows;
+      // Named: each pooled connection parses and plans it once (a fixed set of names, so a bounded
+      // number of prepared statements per connection). Run on the pool like Kysely's own queries.
+      return (await pool.query({ name, text: query.sql, values: [...query.parameters] })).rows as Row[];
+    },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    description: `${safe.protocol}//${safe.username ? `${safe.username}@` : ''}${safe.host}${safe.pathname}${schema ? ` (schema ${schema})` : ''}`,
-    close: () => db.destroy(),
+    ...(replicas && { replicas, writePosition: () => currentPosition(pool) }),
+    description: describe(url, schema),
+    close: async () => {
+      await replicas?.close();
+      await db.destroy();
+    },
   };
 }
