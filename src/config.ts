@@ -43,6 +43,8 @@ export interface Config {
   readonly imageHeadPath?: string;
   /** First retry delay of a failed image fetch (VITRINE_IMAGE_RETRY_MS); each retry waits 4× longer. */
   readonly imageRetryBaseMs: number;
+  /** The photo-query thread ends after this long without a photo query (VITRINE_VISION_IDLE_SECONDS). */
+  readonly visionIdleSeconds: number;
   /**
    * Memory budgets of the per-store in-memory indexes (least recently used store evicted first,
    * rebuilt on demand): search by photo (VITRINE_VISUAL_INDEX_MB), complete the look

@@ -153,7 +153,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const listingTotals = new SeqCache();
   const productQueries = new ProductQueries(storage, listingTotals);
   const productExport = new ProductExport(storage);
-  const listingPages = new SeqCache('listing pages', config.listingCacheBytes);
+  // The memory budgets (VITRINE_*_MB) are the whole group's: each of `vitrine serve`'s N API processes
+  // keeps 1/N of each, so adding processes adds CPU, not index memory (README › Scaling out). A store
+  // whose index alone is larger than a process's share is still kept (alone).
+  const processes = isClusterWorker() ? Math.max(1, Number(process.env.VITRINE_PROCESS_COUNT ?? 1)) : 1;
+  const share = (bytes: number) => Math.floor(bytes / processes);
+  const listingPages = new SeqCache('listing pages', share(config.listingCacheBytes));
   const assets = new AssetsService({
     storage,
     changeLog,
@@ -169,7 +174,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const productCards = new ProductCards({
     products: productsRead,
     changeLog,
-    budgetBytes: config.cardIndexBytes,
+    budgetBytes: share(config.cardIndexBytes),
   });
   const search = new SearchService({
     storage,
@@ -183,8 +188,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     // Events are created below; signals are read only when a listing sorts by them.
     signals: (storeId) => events.signals.of(storeId),
     tasteOf: (store, shopperId, listing) => events.tasteOf(store, shopperId, listing),
-    vocabularyBytes: config.searchVocabularyBytes,
-    resultBytes: config.searchResultBytes,
+    vocabularyBytes: share(config.searchVocabularyBytes),
+    resultBytes: share(config.searchResultBytes),
   });
   const mappingProfiles = new MappingProfiles(stores);
   const collections = new CollectionsService({
@@ -206,7 +211,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     onError,
   });
   const complements = new ComplementsService(storage, changeLog, productsRead, stores, {
-    indexBytes: config.complementsIndexBytes,
+    indexBytes: share(config.complementsIndexBytes),
     onError,
     // Events are created below; complete the look asks for baskets only when a product has some.
     boughtWith: (store, productCode) => events.boughtWith(store, productCode),
@@ -222,8 +227,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   );
   const modelPath = config.imageModelPath ?? DEFAULT_MODEL_PATH;
   const headPath = imageHeadPath(config);
-  // Two vision threads: queries never wait behind a batch of catalogue images being embedded.
-  const queryVision = new VisionClient({ modelPath, headPath, threads: 1 });
+  // Two vision threads: queries never wait behind a batch of catalogue images being embedded. The
+  // query thread too ends when photo queries stop for a while (its model and the stores' vectors,
+  // reloaded on the next one): each API process holds one, and most hours see none.
+  const queryVision = new VisionClient({ modelPath, headPath, threads: 1 }, config.visionIdleSeconds * 1000);
   // The indexing thread ends after a minute idle: a catalogue indexed, its memory goes back.
   const indexVision = new VisionClient({ modelPath, headPath, threads: 1 }, 60_000);
   const imageCatalog = new ImageCatalog(storage, changeLog, productsRead, assets, onError);
@@ -236,7 +243,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     log: options.jobLog,
   });
   const visualIndexes = new VisualIndexes(storage, changeLog, productsRead, imageCatalog, queryVision, {
-    indexBytes: config.visualIndexBytes,
+    indexBytes: share(config.visualIndexBytes),
   });
   const visual = new VisualService(visualIndexes, queryVision, imageJobs, stores, imageCatalog);
 
@@ -320,6 +327,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       await workers.stop();
       visualIndexes.close();
       productCards.close();
+      search.close();
+      complements.close();
+      listingPages.close();
       await Promise.all([queryVision.close(), indexVision.close()]);
       redis?.disconnect();
       await storage.close();

@@ -16,6 +16,9 @@ interface LocalStoreLike {
   ): void;
 }
 
+/** Semi-space size of each API process's young generation, in MB. */
+const API_SEMI_SPACE_MB = 8;
+
 export async function runPrimary(
   config: Config,
   processes: number,
@@ -70,6 +73,13 @@ export async function runPrimary(
     }, 20_000).unref();
     if (workers.size === 0) process.exit(exitCode);
   };
+
+  // The API processes' young generation: V8's default (16 MB semi-spaces) holds about 40 MB more per
+  // process at idle; 8 MB costs no measurable throughput (search, listings: BENCHMARKS.md › Fuzz). An
+  // operator's own --max-semi-space-size (NODE_OPTIONS or node's flags) wins.
+  const flags = `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`;
+  if (!flags.includes('--max-semi-space-size'))
+    cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-semi-space-size=${API_SEMI_SPACE_MB}`] });
 
   const fork = (index: number) => {
     const worker = cluster.fork({ VITRINE_PROCESS_INDEX: String(index) });

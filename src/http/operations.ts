@@ -5,6 +5,7 @@ import { clusterMetrics } from '../cluster/metrics.js';
 import { isClusterWorker } from '../cluster/messages.js';
 import type { Container } from '../container.js';
 import { errorEnvelope } from './envelope.js';
+import { openCacheStats } from '../storage/bounded-cache.js';
 import { INDEXES } from '../modules/changes/index-freshness.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -192,6 +193,20 @@ function createMetrics(container: Container) {
       },
     });
   }
+  new Gauge({
+    name: 'vitrine_index_memory_bytes',
+    help: 'estimated memory of the per-store in-memory indexes and caches of each kind (summed over the processes), against their budgets',
+    labelNames: ['index', 'measure'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const stats of openCacheStats()) {
+        this.set({ index: stats.name, measure: 'bytes' }, stats.bytes);
+        this.set({ index: stats.name, measure: 'budget' }, stats.maxBytes);
+        this.set({ index: stats.name, measure: 'stores' }, stats.entries);
+      }
+    },
+  });
   const replicas = container.storage.replicas;
   if (replicas) {
     new Gauge({

@@ -13,6 +13,26 @@ export interface CacheStats {
  * a process that serves many stores keeps the busiest ones and rebuilds the others on demand.
  * Sizes are estimates the owner gives (`sizeOf`), re-read each time an entry is set again.
  */
+/** Every open cache of this process, for /metrics (a closed one leaves). */
+const open = new Set<BoundedCache<unknown>>();
+
+/** The stats of every open cache of this process, summed by name. */
+export function openCacheStats(): CacheStats[] {
+  const byName = new Map<string, CacheStats>();
+  for (const cache of open) {
+    const stats = cache.stats();
+    const sum = byName.get(stats.name);
+    if (!sum) byName.set(stats.name, { ...stats });
+    else {
+      sum.entries += stats.entries;
+      sum.bytes += stats.bytes;
+      sum.maxBytes += stats.maxBytes;
+      sum.evictions += stats.evictions;
+    }
+  }
+  return [...byName.values()];
+}
+
 export class BoundedCache<V> {
   // Values are wrapped afresh on each set: lru-cache re-weighs an entry only when its value object changes.
   readonly #cache: LRUCache<string, { value: V }>;
@@ -34,6 +54,7 @@ export class BoundedCache<V> {
         if (reason === 'evict' || reason === 'delete') onEvict(key, entry.value);
       },
     });
+    open.add(this as BoundedCache<unknown>);
   }
 
   get(key: string): V | undefined {
@@ -70,5 +91,6 @@ export class BoundedCache<V> {
   /** Forgets the cache (a closed container). */
   close() {
     this.#cache.clear();
+    open.delete(this as BoundedCache<unknown>);
   }
 }

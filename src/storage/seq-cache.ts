@@ -67,6 +67,11 @@ export class SeqCache {
     return value;
   }
 
+  /** Drops every entry (a closing process). */
+  close() {
+    this.#entries?.close();
+  }
+
   /** Lookups answered from the cache and computed, since start, and the memory held (for /metrics). */
   stats() {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#entries?.stats().bytes ?? 0 };

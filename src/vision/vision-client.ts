@@ -20,8 +20,9 @@ export class VisionClient {
   generation = 0;
 
   /**
-   * `idleExitMs`: end the thread after that long without a call (its model and buffers, 100–200 MB,
-   * go back to the system); the next call starts it again. Only for a thread that holds no matrices.
+   * `idleExitMs`: end the thread after that long without a call (its model and buffers, 50–200 MB,
+   * go back to the system); the next call starts it again. The matrices it held go with it: their
+   * holders key them by `generation` and rebuild them (visual-index.ts).
    */
   constructor(
     private readonly options: VisionThreadOptions,
@@ -34,7 +35,12 @@ export class VisionClient {
   }
 
   info(): Promise<ModelInfo> {
-    if (this.#ready) return this.#ready;
+    if (this.#ready) {
+      // A use: the idle countdown starts again, so the thread cannot end between a caller's look at
+      // the generation and its next call.
+      if (this.#pending.size === 0) this.#armIdleExit();
+      return this.#ready;
+    }
     const worker = new Worker(new URL('./vision-thread.js', import.meta.url), { workerData: this.options });
     this.#worker = worker;
     this.generation++;

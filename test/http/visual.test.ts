@@ -226,6 +226,19 @@ describeEachDialect(
       assert.equal(hidden.statusCode, 404, 'not visible');
     });
 
+    it('answers the same once the idle photo-query thread ended and started again (its vectors reloaded)', async () => {
+      const t = ctx();
+      const similar = () =>
+        t.request({ method: 'GET', url: `/v1/similar?store_uuid=${t.store.store_uuid}&product_code=RC1` });
+      const query = await drawShape('circle', '#d01515');
+      const [before, beforePhoto] = [codesOf(await similar()), codesOf(await visualSearch(t, query))];
+      // VITRINE_VISION_IDLE_SECONDS is 1 in this suite: the thread ends, and its matrices with it.
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      assert.deepEqual(codesOf(await similar()), before);
+      assert.deepEqual(codesOf(await visualSearch(t, query)), beforePhoto);
+      assert.ok(before.length > 0 && beforePhoto.length > 0);
+    });
+
     it('refuses bad uploads with 400 or 413', async () => {
       const t = ctx();
       const noImage = await visualSearch(t, undefined);
@@ -303,5 +316,5 @@ describeEachDialect(
       assert.equal(final.attempts, 4);
     });
   },
-  { allowPrivateFetch: true, adminToken: ADMIN_TOKEN, imageRetryBaseMs: 20 },
+  { allowPrivateFetch: true, adminToken: ADMIN_TOKEN, imageRetryBaseMs: 20, visionIdleSeconds: 1 },
 );

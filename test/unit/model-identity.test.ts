@@ -16,4 +16,23 @@ describe('the model identity', () => {
       await vision.close();
     }
   });
+
+  it('ends the thread after its idle time and starts a new one (a new generation) on the next use', async () => {
+    const vision = new VisionClient({ modelPath: DEFAULT_MODEL_PATH, headPath: DEFAULT_HEAD_PATH, threads: 1 }, 200);
+    try {
+      await vision.info();
+      assert.equal(vision.generation, 1);
+      // Each use starts the countdown again.
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        await vision.info();
+      }
+      assert.equal(vision.generation, 1, 'used within its idle time: the same thread');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await vision.info();
+      assert.equal(vision.generation, 2, 'idle: ended, and started again');
+    } finally {
+      await vision.close();
+    }
+  });
 });

@@ -36,17 +36,21 @@ const FRESHNESS_WAIT_MS = 30;
  * "Complete the look": complementary products grouped by category, from the store's taxonomy, the
  * catalog vocabulary (which places each label in a group, resolves departments to audiences and
  * colours to families) and the ranking rules (complement-rules.ts). Candidates live in an
- * in-memory index per store, built by a background worker (`complements.warm`) as the catalog
- * changes and updated from the change log, so a request scores only the complementary groups.
+ * in-memory index per store, built on its first request and then kept up by a background worker
+ * (`complements.warm`) as the catalog changes, so a request scores only the complementary groups.
  */
 export class ComplementsService {
   /** Per-store candidate indexes (LiveStoreIndex): built, followed, bounded by memory, one refresh per store at a time. */
   readonly #indexes: LiveStoreIndex<StoreIndex, Store>;
   /** Each store's complement pins and the version they were read at (see #pinsOf). */
   readonly #pins = new Map<string, { version: number; pins: Map<string, string[]> }>();
-  /** The change sequence each store had when the worker last looked (a store that has not moved stays cold). */
-  readonly #seen = new Map<string, number>();
-  /** Keeps the indexes of stores whose catalog moves warm, so no request pays for a build. */
+  /**
+   * The stores this process has answered complete the look for: only theirs are kept warm. A store
+   * nobody asks for here (every store at start, the quiet tenants of a thousand) costs neither
+   * memory nor CPU until its first request builds its index.
+   */
+  readonly #wanted = new Set<string>();
+  /** Keeps the indexes of the stores this process serves warm as their catalog moves, so no request pays for a catch-up. */
   readonly worker: PollingWorker;
 
   constructor(
@@ -78,6 +82,11 @@ export class ComplementsService {
     return parseTaxonomy(defaultTaxonomy);
   }
 
+  /** Drops the stores' indexes (a closing process). */
+  close() {
+    this.#indexes.close();
+  }
+
   taxonomyOf(store: Store): Taxonomy {
     return store.complementsTaxonomy
       ? parseTaxonomy(JSON.parse(store.complementsTaxonomy))
@@ -102,10 +111,9 @@ export class ComplementsService {
   /** Builds or catches up the indexes of stores whose catalog moved since the last pass. */
   async #warm() {
     for (const { id, change_seq: seq } of await this.stores.changeSequences()) {
-      const seen = this.#seen.get(id);
-      this.#seen.set(id, seq);
+      if (!this.#wanted.has(id)) continue;
       const cached = this.#indexes.peek(id);
-      if (cached ? cached.seq >= seq : seen === seq || seq === 0) continue;
+      if (cached ? cached.seq >= seq : seq === 0) continue;
       const store = await this.stores.getStore(id).catch(() => undefined);
       // Passes until the index stops moving: during a large import it keeps up instead of falling
       // a poll interval behind each time (a request then finds little or nothing to apply).
@@ -123,6 +131,7 @@ export class ComplementsService {
    * most one pass behind, well within the second a write may take to show.
    */
   async #current(store: Store): Promise<StoreIndex> {
+    this.#wanted.add(store.id);
     const cached = this.#indexes.peek(store.id);
     // Up to the sequence read with the store at the request's start (with its token): no query of its own.
     const fresh = this.#index(store, store.changeSeq);
@@ -306,7 +315,6 @@ export class ComplementsService {
   /** Forgets a store's index (its taxonomy or vocabulary changed); the worker or the next request rebuilds it. */
   invalidate(storeId: string) {
     this.#indexes.invalidate(storeId);
-    this.#seen.delete(storeId);
     this.worker.wake();
   }
 

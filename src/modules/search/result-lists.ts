@@ -123,6 +123,12 @@ export class ResultLists {
     entry.seq = Number.isFinite(cursor) ? cursor : -1;
   }
 
+  /** Drops the kept lists and vocabularies (a closing process). */
+  close() {
+    this.#lists?.close();
+    this.#vocabularies.close();
+  }
+
   /** The store's vocabulary as of its index (read-your-writes applied first when asked). */
   async currentVocabulary(store: Store, options: { readYourWrites: boolean }): Promise<TypoIndex> {
     const { cursor } = await this.deps.indexer.follower.readYourWritesAt(store, { apply: options.readYourWrites });

@@ -159,6 +159,11 @@ export class SearchService {
   }
 
   /** Text search (GET /v1/search): a query is required; the page of hits and the total after filters and grouping. */
+  /** Drops what the service keeps in memory (a closing process). */
+  close() {
+    this.#lists.close();
+  }
+
   async search(
     store: Store,
     input: Omit<ListingRequest, 'group'> & { query: string; group?: GroupVariants },
