@@ -13,6 +13,21 @@ describeEachDialect('operations: /metrics and /readyz', (ctx) => {
     assert.deepEqual(res.json().checks, { database: 'ok' });
   });
 
+  it('says how long the server took on every answer (Server-Timing), errors included', async () => {
+    const { request, store } = ctx();
+    for (const [url, status] of [
+      [`/v1/products/failures?store_uuid=${store.store_uuid}`, 200],
+      ['/v1/products/failures?store_uuid=not-a-store', 404],
+      ['/readyz', 200],
+    ] as const) {
+      const res = await request({ method: 'GET', url, token: url === '/readyz' ? null : undefined });
+      assert.equal(res.statusCode, status, url);
+      const timing = /^app;dur=(\d+\.\d{2})$/.exec(String(res.headers['server-timing']));
+      assert.ok(timing, `${url}: ${String(res.headers['server-timing'])}`);
+      assert.ok(Number(timing[1]) >= 0 && Number(timing[1]) < 5_000);
+    }
+  });
+
   it('exposes Prometheus metrics: requests by route and status, latency, queues, follower lag, event loop', async () => {
     const { request, store } = ctx();
     await request({
@@ -44,6 +59,8 @@ describeEachDialect('operations: /metrics and /readyz', (ctx) => {
     assert.match(text, /vitrine_listing_cache_lookups\{result="hit"\} 1\n/);
     assert.match(text, /vitrine_listing_cache_lookups\{result="miss"\} 1\n/);
     assert.match(text, /vitrine_listing_cache_bytes [1-9]\d*\n/);
+    assert.match(text, /vitrine_index_memory_bytes\{index="listing pages",measure="bytes"\} [1-9]\d*\n/);
+    assert.match(text, /vitrine_index_memory_bytes\{index="products.cards",measure="budget"\} [1-9]\d*\n/);
     assert.doesNotMatch(text, new RegExp(store.store_uuid), 'no tenant data');
   });
 });

@@ -456,6 +456,37 @@ describeEachDialect('GET /v1/products/status and /failures', (ctx) => {
     assert.equal(review.total, 0);
   });
 
+  it("pages by keyset: `after` the previous page's next_after, null on the last page, with or without a status", async () => {
+    const t = ctx();
+    await post(
+      t,
+      ['Z1', 'Z2', 'Z3', 'Z4', 'Z5'].map((code) => product(code)),
+    );
+    const page = async (query: string) =>
+      json(await t.request({ method: 'GET', url: `/v1/products/status?store_uuid=${t.store.store_uuid}&${query}` }))
+        .data as { data: object[]; next_after: string | null; total: number };
+    const codes = (p: { data: object[] }) => p.data.map((o) => Object.keys(o)[0]);
+    const seen: string[] = [];
+    let after: string | null = 'Z';
+    while (after !== null) {
+      const next = await page(`limit=2&after=${after}`);
+      seen.push(...codes(next));
+      after = next.next_after;
+    }
+    assert.deepEqual(seen, ['Z1', 'Z2', 'Z3', 'Z4', 'Z5'], 'every product once, in order');
+    const first = await page('limit=5&after=Z');
+    assert.equal(first.next_after, 'Z5', 'a full page may have a next one');
+    assert.deepEqual(codes(await page('limit=5&after=Z5')), []);
+    assert.equal((await page('limit=5&after=Z5')).next_after, null);
+    assert.deepEqual(codes(await page('status=new&after=Z3')), ['Z4', 'Z5']);
+    const refused = await t.request({
+      method: 'GET',
+      url: `/v1/products/status?store_uuid=${t.store.store_uuid}&after=${'x'.repeat(200)}`,
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /after/);
+  });
+
   it('refuses bad paging and filters with 422 naming the parameter', async () => {
     const t = ctx();
     for (const [query, field] of [

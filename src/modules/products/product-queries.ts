@@ -11,6 +11,8 @@ export interface StatusPage {
   status?: string;
   offset: number;
   limit: number;
+  /** Keyset paging: product codes after this one. */
+  after?: string;
 }
 
 /** Reads of the catalog: the status listing, failure counts and full products. */
@@ -37,6 +39,8 @@ export class ProductQueries {
       data: rows.map((row) => ({
         [row.product_code]: { Category: row.category ?? '', product_code: row.product_code, status: row.status },
       })),
+      // A full page may have a next one; a short page is the last.
+      next_after: rows.length === page.limit && rows.length > 0 ? rows[rows.length - 1].product_code : null,
     };
   }
 

@@ -134,9 +134,14 @@ export async function countProducts(db: Db, storeId: string, status?: string): P
   return Number(row.n);
 }
 
-export function listStatuses(db: Db, storeId: string, page: { status?: string; offset: number; limit: number }) {
+export function listStatuses(
+  db: Db,
+  storeId: string,
+  page: { status?: string; offset: number; limit: number; after?: string },
+) {
   let query = db.selectFrom('products').select(['product_code', 'category', 'status']).where('store_id', '=', storeId);
   if (page.status) query = query.where('status', '=', page.status);
+  if (page.after !== undefined) query = query.where('product_code', '>', page.after);
   return query.orderBy('product_code').limit(page.limit).offset(page.offset).execute();
 }
 

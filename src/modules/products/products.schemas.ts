@@ -1,3 +1,4 @@
+import { MAX_PRODUCT_CODE_LENGTH } from '../../catalog/limits.js';
 import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
 import { QUALITY_REASONS } from './quality-checks.js';
@@ -106,6 +107,14 @@ export const StatusListingQuery = Type.Object({
   store_uuid: Type.String(),
   ...Paging(LISTING_PAGING),
   status: Type.Optional(StatusFilter),
+  after: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_PRODUCT_CODE_LENGTH,
+      description:
+        "keyset paging (extension): only products whose product_code sorts after this one (the previous page's `next_after`); as fast at the millionth product as at the first, where a deep `offset` reads every row before it",
+    }),
+  ),
 });
 
 export const StatusListingSchema = Type.Object({
@@ -124,6 +133,9 @@ export const StatusListingSchema = Type.Object({
       description: 'one object per product, keyed by product_code, ordered by product_code',
     },
   ),
+  next_after: Type.Union([Type.String(), Type.Null()], {
+    description: 'pass as `after` for the next page (keyset paging); null on the last page',
+  }),
 });
 
 export const FailuresSchema = Type.Array(

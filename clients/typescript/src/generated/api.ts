@@ -4670,6 +4670,8 @@ export interface operations {
     listProductStatuses: {
         parameters: {
             query: {
+                /** @description keyset paging (extension): only products whose product_code sorts after this one (the previous page's `next_after`); as fast at the millionth product as at the first, where a deep `offset` reads every row before it */
+                after?: string;
                 limit?: number;
                 offset?: number;
                 /** @description one product status */
@@ -4698,6 +4700,8 @@ export interface operations {
                         data: {
                             /** @description one object per product, keyed by product_code, ordered by product_code */
                             data: components["schemas"]["ProductStatusEntry"][];
+                            /** @description pass as `after` for the next page (keyset paging); null on the last page */
+                            next_after: string | null;
                             store_uuid: string;
                             /** @description products matching the filter */
                             total: number;
