@@ -162,6 +162,6 @@ export class ChangeFollower extends PollingWorker {
   }
 
   async #catchUpAll() {
-    for (const storeId of await this.changes.storesBehind(this.consumer)) await this.catchUp(storeId);
+    for (const storeId of (await this.changes.storesBehind(this.consumer)).keys()) await this.catchUp(storeId);
   }
 }

@@ -211,16 +211,16 @@ export class ChangeFeed {
     return Object.fromEntries(lags);
   }
 
-  /** Stores whose log has moved past a consumer's cursor. */
-  async storesBehind(consumer: string): Promise<string[]> {
+  /** Stores whose log has moved past a consumer's cursor, with their latest sequence and that cursor. */
+  async storesBehind(consumer: string): Promise<Map<string, { latest: number; cursor: number }>> {
     const rows = await this.storage.db
       .selectFrom('stores')
       .leftJoin('feed_cursors', (join) =>
         join.onRef('feed_cursors.store_id', '=', 'stores.id').on('feed_cursors.consumer', '=', consumer),
       )
-      .select('stores.id')
+      .select(['stores.id', 'stores.change_seq', 'feed_cursors.seq'])
       .where((eb) => eb('stores.change_seq', '>', eb.fn.coalesce('feed_cursors.seq', eb.lit(0))))
       .execute();
-    return rows.map((row) => row.id);
+    return new Map(rows.map((row) => [row.id, { latest: Number(row.change_seq), cursor: Number(row.seq ?? 0) }]));
   }
 }

@@ -108,6 +108,8 @@ export class IndexFreshness {
 
   /** The stores with work pending in a shared follower or the photo queue, at most `limit` (/metrics sums them). */
   async behind(limit: number): Promise<Array<{ storeId: string; pending: PendingWork }>> {
+    // One query per follower for every store at once: with a thousand stores indexing, a store at a
+    // time made each /metrics scrape thousands of queries.
     const { changeLog, consumers } = this.deps;
     const [search, collections, photos, images] = await Promise.all([
       changeLog.storesBehind(consumers.search),
@@ -115,9 +117,26 @@ export class IndexFreshness {
       changeLog.storesBehind(consumers.photos),
       this.deps.imagesPending(),
     ]);
-    const storeIds = [...new Set([...search, ...collections, ...photos, ...images.keys()])].sort().slice(0, limit);
-    return Promise.all(
-      storeIds.map(async (storeId) => ({ storeId, pending: (await this.of({ id: storeId })).pending })),
-    );
+    const storeIds = [...new Set([...search.keys(), ...collections.keys(), ...photos.keys(), ...images.keys()])]
+      .sort()
+      .slice(0, limit);
+    const lag = (position: { latest: number; cursor: number } | undefined) =>
+      position ? Math.max(0, position.latest - position.cursor) : 0;
+    return storeIds.map((storeId) => {
+      const latest = (search.get(storeId) ?? collections.get(storeId) ?? photos.get(storeId))?.latest;
+      const held = (seq: number | undefined) =>
+        seq === undefined || latest === undefined ? 0 : Math.max(0, latest - seq);
+      return {
+        storeId,
+        pending: {
+          search: lag(search.get(storeId)),
+          vocabulary: lag(search.get(storeId)),
+          facets: held(this.deps.listingSeq(storeId)),
+          complements: held(this.deps.complementsSeq(storeId)),
+          collections: lag(collections.get(storeId)),
+          photos: lag(photos.get(storeId)) + (images.get(storeId) ?? 0),
+        },
+      };
+    });
   }
 }
