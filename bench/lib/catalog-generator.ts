@@ -10,7 +10,7 @@ import { deterministicPrice, type CatalogRow } from './harness.js';
  * per colourway the sizes its kind of product comes in (apparel XS–XXL, shoes 36–45, one size for
  * the rest, a run of them); a stock per SKU (one in ten sold out); a price per family around the
  * row's; a title whose colour follows the colourway, sometimes with another brand of the same
- * garment and a fit or fabric word.
+ * garment and a fit or fabric word; one photo URL per colourway.
  */
 
 const COLOURS = [
@@ -110,7 +110,11 @@ export function* generateCatalog(rows: CatalogRow[], count: number, seed = 42): 
           Usage: row.usage,
           'Selling Price': price.toFixed(2),
           Currency: 'INR',
-          'Image URL 1': `https://images.example/${row.id}.jpg`,
+          // One photo per colourway, as a retailer shoots them (the real row's own for its first one).
+          'Image URL 1':
+            round === 0 && colour === colours[0]
+              ? `https://images.example/${row.id}.jpg`
+              : `https://images.example/${parent}-${colour.replace(/\s+/g, '').toLowerCase()}.jpg`,
         };
       }
     }

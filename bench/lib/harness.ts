@@ -131,6 +131,20 @@ export async function freshDatabase(dialect: 'sqlite' | 'postgres'): Promise<{ u
   };
 }
 
+/**
+ * The engines a bench runs: those named in `variable` (comma-separated), else both; PostgreSQL only
+ * when it is reachable (the bench says its half was skipped).
+ */
+export async function benchEngines(bench: string, variable: string): Promise<Array<'sqlite' | 'postgres'>> {
+  const named = process.env[variable]?.split(',').map((engine) => engine.trim()) ?? ['sqlite', 'postgres'];
+  const engines = named.filter(
+    (engine): engine is 'sqlite' | 'postgres' => engine === 'sqlite' || engine === 'postgres',
+  );
+  if (!engines.includes('postgres') || (await postgresAvailable())) return engines;
+  console.log(`${bench}: PostgreSQL not reachable, its half SKIPPED`);
+  return engines.filter((engine) => engine !== 'postgres');
+}
+
 export async function postgresAvailable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1500 });
   try {
@@ -317,9 +331,11 @@ export async function storeWithProducts(
 export async function waitForBackground(base: string, timeoutMs = 300_000): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const text = await (await fetch(`${base}/metrics`)).text();
+    const response = await fetch(`${base}/metrics`);
+    const text = await response.text();
     const lags = [...text.matchAll(/^vitrine_change_log_lag\{[^}]*\} (\d+)/gm)].map((match) => Number(match[1]));
-    if (lags.every((lag) => lag === 0)) return (performance.now() - started) / 1000;
+    // A scrape that failed (a busy process did not answer the primary in time) says nothing.
+    if (response.ok && lags.length > 0 && lags.every((lag) => lag === 0)) return (performance.now() - started) / 1000;
     if (performance.now() - started > timeoutMs)
       throw new Error(`background work still behind after ${timeoutMs / 1000} s: ${lags.join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -337,4 +353,45 @@ export async function bareRouteWith(body: string, seconds: number): Promise<Load
     await bare.stop();
     fs.rmSync(bodyFile, { force: true });
   }
+}
+
+/** RSS in MB of a process and every process below it (Linux /proc). */
+export function groupRss(root: number): number {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const members = [root];
+  for (let i = 0; i < members.length; i++)
+    for (const [pid, parent] of parents) if (parent === members[i]) members.push(pid);
+  let kb = 0;
+  for (const pid of members) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kb / 1024;
+}
+
+/** How many processes a process and its children are. */
+export function countProcesses(root: number): number {
+  let count = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root) count++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return count + 1;
 }

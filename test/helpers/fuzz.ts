@@ -1,5 +1,5 @@
+import http from 'node:http';
 import fc from 'fast-check';
-import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -14,6 +14,75 @@ export interface FuzzReport {
   serverErrors: string[];
   outsideEnvelope: string[];
   byStatus: Record<string, number>;
+}
+
+/** An answer as the fuzz reads it: what light-my-request and a real socket both give. */
+export interface FuzzAnswer {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  json(): any;
+}
+
+/** What the fuzz runs against: an app in this process (inject) or a server on a port. */
+export interface FuzzTarget {
+  document: { paths: Record<string, Record<string, any>> };
+  store: { store_uuid: string; api_token: string };
+  /** A store of another workspace, whose token must not reach the first. */
+  other: { store_uuid: string; api_token: string };
+  request(options: {
+    method: string;
+    url: string;
+    payload?: string;
+    headers: Record<string, string>;
+    token: string | null;
+  }): Promise<FuzzAnswer>;
+}
+
+/** The app of a test, called in process (its store; another store created through its service). */
+export async function inProcessTarget(t: TestApp, seed: number): Promise<FuzzTarget> {
+  const other = await t.container.stores.createStore({ workspaceName: `fuzz-other-${seed}`, name: 'Other' });
+  return {
+    document: t.app.swagger() as unknown as FuzzTarget['document'],
+    store: t.store,
+    other,
+    request: ({ method, url, payload, headers, token }) => t.request({ method, url, payload, headers, token }),
+  };
+}
+
+/** A server on a port (`vitrine serve`): each request on a kept-alive socket, any method with any body. */
+export async function httpTarget(
+  base: string,
+  stores: Pick<FuzzTarget, 'store' | 'other'>,
+): Promise<FuzzTarget & { close(): void }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const call = (method: string, url: string, headers: Record<string, string>, payload?: string) =>
+    new Promise<FuzzAnswer>((resolve, reject) => {
+      const request = http.request(new URL(url, base), { method, headers, agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const body = Buffer.concat(chunks).toString();
+          resolve({
+            statusCode: response.statusCode ?? 0,
+            headers: response.headers,
+            body,
+            json: () => JSON.parse(body) as unknown,
+          });
+        });
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+      request.end(payload);
+    });
+  const document = (await call('GET', '/openapi.json', {})).json() as FuzzTarget['document'];
+  return {
+    document,
+    ...stores,
+    request: ({ method, url, payload, headers, token }) =>
+      call(method, url, { ...headers, ...(token !== null && { authorization: `Bearer ${token}` }) }, payload),
+    close: () => agent.destroy(),
+  };
 }
 
 interface Operation {
@@ -159,7 +228,7 @@ function fuzzed(operations: Operation[], known: { storeUuid: string; otherStoreU
   ) as fc.Arbitrary<Fuzzed>;
 }
 
-function shapeProblem(res: LightMyRequestResponse, path: string): string | undefined {
+function shapeProblem(res: FuzzAnswer, path: string): string | undefined {
   const requestId = res.headers['x-request-id'];
   if (typeof requestId !== 'string' || requestId === '') return 'no X-Request-Id header';
   const type = String(res.headers['content-type'] ?? '');
@@ -183,20 +252,21 @@ function shapeProblem(res: LightMyRequestResponse, path: string): string | undef
 }
 
 export async function fuzzApi(
-  t: TestApp,
+  t: FuzzTarget,
   adminToken: string,
   options: { numRuns: number; seed: number },
 ): Promise<FuzzReport> {
-  const document = t.app.swagger() as unknown as { paths: Record<string, Record<string, any>> };
-  const operations = operationsOf(document);
-  const other = await t.container.stores.createStore({ workspaceName: `fuzz-other-${options.seed}`, name: 'Other' });
+  const operations = operationsOf(t.document);
+  const other = t.other;
   await t.request({
     method: 'POST',
     url: `/v1/products?store_uuid=${t.store.store_uuid}`,
-    payload: [
+    payload: JSON.stringify([
       { product_code: 'F1', 'Product Name': 'Linen shirt', Category: 'Shirts', 'Selling Price': '20' },
       { product_code: 'F2', 'Product Name': 'Red dress', Category: 'Dresses', 'Selling Price': '40' },
-    ],
+    ]),
+    headers: { 'content-type': 'application/json' },
+    token: t.store.api_token,
   });
   const known = { storeUuid: t.store.store_uuid, otherStoreUuid: other.store_uuid, codes: ['F1', 'F2', 'c1'] };
   const report: FuzzReport = { requests: 0, serverErrors: [], outsideEnvelope: [], byStatus: {} };
@@ -224,7 +294,15 @@ export async function fuzzApi(
               : input.token === 'bad'
                 ? `vt_${'x'.repeat(43)}`
                 : null;
-      const res = await t.request({ method: input.op.method, url, payload, headers, token });
+      let res: FuzzAnswer;
+      try {
+        res = await t.request({ method: input.op.method, url, payload, headers, token });
+      } catch (error) {
+        // On a real socket: the server reset or closed the connection instead of answering.
+        report.requests++;
+        report.serverErrors.push(`${input.op.method} ${url.slice(0, 200)} -> ${(error as Error).message}`);
+        return;
+      }
       report.requests++;
       report.byStatus[res.statusCode] = (report.byStatus[res.statusCode] ?? 0) + 1;
       const where = `${input.op.method} ${url.slice(0, 200)} -> ${res.statusCode}`;

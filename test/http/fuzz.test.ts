@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect } from '../helpers/test-app.js';
-import { fuzzApi } from '../helpers/fuzz.js';
+import { fuzzApi, inProcessTarget } from '../helpers/fuzz.js';
 import { ADMIN_TOKEN } from '../factories/admin.js';
 
 const ADMIN = ADMIN_TOKEN;
@@ -11,9 +11,10 @@ describeEachDialect(
   'fuzz: every operation, hostile input',
   (ctx) => {
     it('answers every request below 500, in the interface shapes, with a request id', async () => {
-      const report = await fuzzApi(ctx(), ADMIN, {
+      const seed = 20261124;
+      const report = await fuzzApi(await inProcessTarget(ctx(), seed), ADMIN, {
         numRuns: Number(process.env.TEST_FUZZ_RUNS ?? 400),
-        seed: 20261124,
+        seed,
       });
       assert.ok(report.requests > 0);
       assert.deepEqual(report.serverErrors, [], 'no 5xx');
