@@ -224,6 +224,9 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
       );
     }
     const coldMs = cold.map((c) => c.ms).sort((a, b) => a - b);
+    console.log(
+      `tenants.bench: ${engine} cold first search p50 ${fmt(percentile(coldMs, 0.5))} ms, p99 ${fmt(percentile(coldMs, 0.99))} ms, max ${fmt(coldMs[coldMs.length - 1])} ms; group RSS at start ${fmt(idleRss)} MB`,
+    );
     const touched = await touchEveryStore(served, tenants, 8);
     const metrics = await (await fetch(`${served.url}/metrics`)).text();
     const indexes: string[] = [];
@@ -238,6 +241,9 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
         );
       }
     await served.stop();
+    console.log(
+      `tenants.bench: ${engine} touched every store in ${fmt(touched.seconds)} s, max group RSS ${fmt(touched.maxRssAll)} MB; ${indexes.join('; ')}`,
+    );
     if (touched.failures.length > 0)
       console.log(
         `tenants.bench: ${touched.failures.length} failed calls, e.g. ${touched.failures[0]}\n${touched.errors.join('\n')}`,
