@@ -355,8 +355,8 @@ export async function bareRouteWith(body: string, seconds: number): Promise<Load
   }
 }
 
-/** RSS in MB of a process and every process below it (Linux /proc). */
-export function groupRss(root: number): number {
+/** A process and every process below it (Linux /proc). */
+function processTree(root: number): number[] {
   const parents = new Map<number, number>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -370,8 +370,13 @@ export function groupRss(root: number): number {
   const members = [root];
   for (let i = 0; i < members.length; i++)
     for (const [pid, parent] of parents) if (parent === members[i]) members.push(pid);
+  return members;
+}
+
+/** RSS in MB of a process and every process below it. */
+export function groupRss(root: number): number {
   let kb = 0;
-  for (const pid of members) {
+  for (const pid of processTree(root)) {
     try {
       kb += Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
     } catch {
@@ -381,17 +386,7 @@ export function groupRss(root: number): number {
   return kb / 1024;
 }
 
-/** How many processes a process and its children are. */
+/** How many processes a process and those below it are. */
 export function countProcesses(root: number): number {
-  let count = 0;
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root) count++;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return count + 1;
+  return processTree(root).length;
 }

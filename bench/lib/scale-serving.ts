@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
 import type { Container } from '../../src/container.js';
 import { VisionClient } from '../../src/vision/vision-client.js';
 import { DEFAULT_MODEL_PATH } from '../../src/vision/model-identity.js';
@@ -118,7 +117,6 @@ export async function synthesiseVectors(container: Container, storeId: string, u
     if (batch.length === 500) await flush();
   }
   await flush();
-  await sql`SELECT 1`.execute(container.storage.db);
   return written;
 }
 

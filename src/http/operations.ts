@@ -6,17 +6,10 @@ import { isClusterWorker } from '../cluster/messages.js';
 import type { Container } from '../container.js';
 import { errorEnvelope } from './envelope.js';
 import { openCacheStats } from '../storage/bounded-cache.js';
+import { withTimeout } from '../net/with-timeout.js';
 import { INDEXES } from '../modules/changes/index-freshness.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
-
-function withTimeout<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** Each configured backing service, checked at once: `ok`, or what failed. */
 async function checkBackingServices(container: Container): Promise<Record<string, string>> {
@@ -29,7 +22,7 @@ async function checkBackingServices(container: Container): Promise<Record<string
   const results = await Promise.all(
     checks.map(async ([name, check]) => {
       try {
-        await withTimeout(check());
+        await withTimeout(check(), CHECK_TIMEOUT_MS);
         return [name, 'ok'] as const;
       } catch (error) {
         return [name, `unreachable: ${error instanceof Error ? error.message : String(error)}`] as const;

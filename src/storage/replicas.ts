@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { PostgresDialect, type Driver } from 'kysely';
 import type { ReplicaTarget } from './read-routing.js';
+import { withTimeout } from '../net/with-timeout.js';
 
 /** A WAL position (`X/Y` in hex) as a number that orders correctly. */
 export function walPosition(text: string | null | undefined): bigint | undefined {
@@ -196,12 +197,4 @@ export class ReplicaSet {
     await this.#polling?.catch(() => undefined);
     await Promise.all(this.#replicas.map((replica) => replica.driver.destroy()));
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -73,19 +73,7 @@ export class IndexFreshness {
       if (this.#caughtUp.size >= STORES_KEPT) this.#caughtUp.clear();
       this.#caughtUp.set(store.id, { seq: store.changeSeq, at: now, standing });
     }
-    const behind = (cursor: number) => Math.max(0, latest - cursor);
-    // An in-memory index this process does not hold is built from the database when first asked:
-    // nothing is pending for it.
-    const held = (seq: number | undefined) => (seq === undefined ? 0 : behind(seq));
-    const pending: PendingWork = {
-      search: behind(search),
-      // The typo vocabulary is read from the search index: it is as current as the index.
-      vocabulary: behind(search),
-      facets: held(this.deps.listingSeq(store.id)),
-      complements: held(this.deps.complementsSeq(store.id)),
-      collections: behind(collections),
-      photos: behind(photos) + images,
-    };
+    const pending = this.#pendingOf(store.id, standing);
     return { pending, caught_up: INDEXES.every((index) => pending[index] === 0) };
   }
 
@@ -120,23 +108,35 @@ export class IndexFreshness {
     const storeIds = [...new Set([...search.keys(), ...collections.keys(), ...photos.keys(), ...images.keys()])]
       .sort()
       .slice(0, limit);
-    const lag = (position: { latest: number; cursor: number } | undefined) =>
-      position ? Math.max(0, position.latest - position.cursor) : 0;
     return storeIds.map((storeId) => {
-      const latest = (search.get(storeId) ?? collections.get(storeId) ?? photos.get(storeId))?.latest;
-      const held = (seq: number | undefined) =>
-        seq === undefined || latest === undefined ? 0 : Math.max(0, latest - seq);
-      return {
-        storeId,
-        pending: {
-          search: lag(search.get(storeId)),
-          vocabulary: lag(search.get(storeId)),
-          facets: held(this.deps.listingSeq(storeId)),
-          complements: held(this.deps.complementsSeq(storeId)),
-          collections: lag(collections.get(storeId)),
-          photos: lag(photos.get(storeId)) + (images.get(storeId) ?? 0),
-        },
+      // A follower that is not behind on the store stands at its latest sequence.
+      const latest = (search.get(storeId) ?? collections.get(storeId) ?? photos.get(storeId))?.latest ?? 0;
+      const cursor = (behind: Map<string, { cursor: number }>) => behind.get(storeId)?.cursor ?? latest;
+      const standing: SharedStanding = {
+        latest,
+        search: cursor(search),
+        collections: cursor(collections),
+        photos: cursor(photos),
+        images: images.get(storeId) ?? 0,
       };
+      return { storeId, pending: this.#pendingOf(storeId, standing) };
     });
+  }
+
+  /** What each index of a store has still to apply, given where the shared followers stand. */
+  #pendingOf(storeId: string, { latest, search, collections, photos, images }: SharedStanding): PendingWork {
+    const behind = (cursor: number) => Math.max(0, latest - cursor);
+    // An in-memory index this process does not hold is built from the database when first asked:
+    // nothing is pending for it.
+    const held = (seq: number | undefined) => (seq === undefined ? 0 : behind(seq));
+    return {
+      search: behind(search),
+      // The typo vocabulary is read from the search index: it is as current as the index.
+      vocabulary: behind(search),
+      facets: held(this.deps.listingSeq(storeId)),
+      complements: held(this.deps.complementsSeq(storeId)),
+      collections: behind(collections),
+      photos: behind(photos) + images,
+    };
   }
 }
