@@ -20,7 +20,7 @@ import { createTextIndex } from './search/text-index.js';
 import { SearchIndexer } from './modules/search/search-indexer.js';
 import { SearchService } from './modules/search/search.service.js';
 import { CollectionsService } from './modules/collections/collections.service.js';
-import { vocabularyForOverrides } from './catalog/vocabulary/store-vocabulary.js';
+import { vocabularyForStore } from './catalog/vocabulary/store-vocabulary.js';
 import { ComplementsService } from './modules/complements/complements.service.js';
 import { VocabularyService } from './modules/vocabulary/vocabulary.service.js';
 import { ImportsService } from './modules/imports/imports.service.js';
@@ -198,7 +198,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     snapshots: listingTotals,
     listingPages,
     products: productsRead,
-    audiences: async (storeId, db) => vocabularyForOverrides((await stores.getStore(storeId, db)).vocabularyOverrides),
+    audiences: async (storeId, db) => vocabularyForStore(await stores.getStore(storeId, db)),
     // Events are created below; collection pages read them only when a collection sorts by a signal.
     signals: {
       quality: (store) => productCards.qualityOf(store),

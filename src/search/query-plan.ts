@@ -1,6 +1,6 @@
-import { allowedEdits, analyze, rawTokens, stem } from './analyzer.js';
+import { allowedEdits, analyzerFor, type Analyzer } from './analyzer.js';
 import type { TypoIndex } from './typo-index.js';
-import { isCatalogWord, queryConceptTokens } from '../catalog/vocabulary/search-words.js';
+import { isCatalogWord, queryConceptTokens, queryLanguages } from '../catalog/vocabulary/search-words.js';
 
 /**
  * One way to satisfy a clause: a phrase of stemmed tokens, a prefix, or a concept token the catalog
@@ -22,9 +22,9 @@ export const COMMON_WORD = 50;
 /** Synonym groups, analyzed: each member a token sequence ("sports shoes" -> ["sport", "shoe"]). */
 export type SynonymGroups = string[][][];
 
-export function analyzeSynonyms(groups: string[][]): SynonymGroups {
+export function analyzeSynonyms(groups: string[][], analyzer: Analyzer = analyzerFor('en')): SynonymGroups {
   return groups
-    .map((group) => group.map((member) => analyze(member)).filter((tokens) => tokens.length > 0))
+    .map((group) => group.map((member) => analyzer.analyze(member)).filter((tokens) => tokens.length > 0))
     .filter((g) => g.length > 1);
 }
 
@@ -41,9 +41,15 @@ export function planQuery(
   query: string,
   vocabulary: TypoIndex,
   synonyms: SynonymGroups,
-  options: { lastWordIsPrefix?: boolean; concepts?: boolean } = {},
+  options: { lastWordIsPrefix?: boolean; concepts?: boolean; analyzer?: Analyzer } = {},
 ): QueryPlan {
-  const raw = rawTokens(query).slice(0, MAX_QUERY_TOKENS);
+  const analyzer = options.analyzer ?? analyzerFor('en');
+  const languages = queryLanguages(analyzer.language);
+  const words = analyzer.rawTokens(query);
+  // Stop words ("robe de soirée") say nothing about the product, unless the query is nothing else.
+  const meaningful = words.filter((word) => !analyzer.isStopWord(word));
+  const raw = (meaningful.length > 0 ? meaningful : words).slice(0, MAX_QUERY_TOKENS);
+  const stem = (word: string) => analyzer.stem(word);
   const tokens = raw.map(stem);
   const clauses: Alternative[][] = [];
   for (let i = 0; i < tokens.length;) {
@@ -60,11 +66,14 @@ export function planQuery(
     // The vocabulary holds words as written and as stemmed; a candidate is matched by its stem.
     // A word the catalog vocabulary knows (an audience, colour or garment) is meant as written: never
     // corrected into another word of the store.
-    const corrections = isCatalogWord(raw[i])
+    const corrections = isCatalogWord(raw[i], languages)
       ? new Set<string>()
       : new Set(vocabulary.candidates([token, raw[i]], allowedEdits(raw[i]), 3).map(stem));
     corrections.delete(token);
     for (const candidate of corrections) alternatives.push({ kind: 'phrase', tokens: [candidate] });
+    // A compound also matches its catalog words written apart ("Sommerkleid" finds "Sommer-Kleid").
+    const parts = analyzer.compoundParts(raw[i]);
+    if (parts.length > 1) alternatives.push({ kind: 'phrase', tokens: parts });
     // The last word may be cut short: match it as typed, as a prefix (at least 2 characters) - unless
     // it is a common word already ("top" is meant as typed, not as "topwear").
     const finished = vocabulary.frequency(token) >= COMMON_WORD || vocabulary.frequency(raw[i]) >= COMMON_WORD;
@@ -72,7 +81,7 @@ export function planQuery(
     // what the catalog vocabulary resolved ("women" finds `Ladieswear` products, "ladies" finds
     // `Women`). A store that says the word itself is searched by its own words, as without the vocabulary.
     if (options.concepts && !finished)
-      for (const concept of queryConceptTokens(raw[i])) alternatives.push({ kind: 'concept', token: concept });
+      for (const concept of queryConceptTokens(raw[i], languages)) alternatives.push({ kind: 'concept', token: concept });
     if (i === tokens.length - 1 && (options.lastWordIsPrefix ?? true) && raw[i].length >= 2 && !finished)
       alternatives.push({ kind: 'prefix', token: raw[i] });
     clauses.push(alternatives);

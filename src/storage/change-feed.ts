@@ -4,10 +4,13 @@ import { chunked } from './chunks.js';
 import { inTransaction } from './transactions.js';
 
 export type ChangeOp = 'created' | 'updated' | 'deleted';
-export type ChangeEntity = 'product' | 'asset' | 'collection' | 'image';
+export type ChangeEntity = 'product' | 'asset' | 'collection' | 'image' | 'store';
 
 export interface ChangeEntry {
-  /** 'image': a catalogue image finished (or failed) embedding; key = its URL. */
+  /**
+   * 'image': a catalogue image finished (or failed) embedding; key = its URL. 'store': a store setting
+   * its indexes rebuild for (key `language`: the text index is rebuilt in the new language).
+   */
   entity: ChangeEntity;
   key: string;
   op: ChangeOp;

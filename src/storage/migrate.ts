@@ -19,6 +19,7 @@ import * as pinsVersion from './migrations/0016-pins-version.js';
 import * as searchRules from './migrations/0017-search-rules.js';
 import * as shopperEvents from './migrations/0018-shopper-events.js';
 import * as eventCaps from './migrations/0019-event-caps.js';
+import * as storeLanguage from './migrations/0020-store-language.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -43,6 +44,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0017-search-rules': searchRules,
     '0018-shopper-events': shopperEvents,
     '0019-event-caps': eventCaps,
+    '0020-store-language': storeLanguage,
   };
 }
 

@@ -38,6 +38,10 @@ export interface StoresTable {
   shopper_key: string | null;
   /** Bumped with every change to the store's complement pins (product_pins), so processes may keep them. */
   pins_version: Generated<number>;
+  /** The store's catalog language (BCP 47 primary tag, see languages/). */
+  language: Generated<string>;
+  /** The language the store's text index was built in (differs from `language` while it is rebuilt). */
+  index_language: Generated<string>;
 }
 
 export interface ApiTokensTable {

@@ -1,4 +1,5 @@
-import { labelKey, labelWords } from './labels.js';
+import { OTHER_LANGUAGES, readingOrder } from '../../languages/languages.js';
+import { labelKey, labelKeyIn, labelWords, labelWordsIn } from './labels.js';
 
 /** The audiences complete the look and search understand. */
 export const AUDIENCES = ['women', 'men', 'girls', 'boys', 'kids', 'baby', 'unisex'] as const;
@@ -48,6 +49,19 @@ const WHOLE: Record<string, KnownAudience> = {
 };
 const WHOLE_KEYS = new Map(Object.entries(WHOLE).map(([label, audience]) => [labelKey(label), audience]));
 
+/** The other languages' audience words (languages/data), by their key in that language. */
+const WORDS_IN = new Map<string, Map<string, KnownAudience>>([['en', new Map(Object.entries(WORDS))]]);
+for (const data of OTHER_LANGUAGES) {
+  const byKey = new Map<string, KnownAudience>();
+  for (const [audience, list] of Object.entries(data.audiences) as Array<[KnownAudience, string]>)
+    for (const word of list.split(',')) {
+      const key = labelKeyIn(word.trim(), data.code);
+      if (key && !byKey.has(key)) byKey.set(key, audience);
+    }
+  WORDS_IN.set(data.code, byKey);
+}
+const ENGLISH_ORDER = readingOrder('en');
+
 const ADULTS = new Set<string>(['women', 'men', 'unisex']);
 const CHILDREN = new Set<string>(['girls', 'boys', 'kids', 'baby']);
 
@@ -68,20 +82,27 @@ function combine(found: Set<KnownAudience>): KnownAudience | undefined {
 }
 
 /** A department label to its audience: women / men / girls / boys / kids / baby / unisex, or its own. */
-export function resolveAudience(label: string): AudienceResolution {
+export function resolveAudience(label: string, order: readonly string[] = ENGLISH_ORDER): AudienceResolution {
   const key = labelKey(label);
   if (!key) return { audience: '', how: 'unplaced' };
   const whole = WHOLE_KEYS.get(key) ?? WORDS[key];
-  if (whole) {
+  if (whole && order[0] === 'en') {
     return { audience: whole, how: label.trim().toLowerCase() === whole ? 'exact' : 'folded' };
   }
-  const found = new Set<KnownAudience>();
-  for (const word of labelWords(label)) {
-    const audience = WORDS[word];
-    if (audience) found.add(audience);
+  // The store's language first: a whole label, then its words (`Damen & Mädchen`).
+  for (const language of order) {
+    const words = WORDS_IN.get(language)!;
+    const named = language === 'en' ? whole : words.get(labelKeyIn(label, language));
+    if (named) return { audience: named, how: 'folded' };
+    const found = new Set<KnownAudience>();
+    for (const word of language === 'en' ? labelWords(label) : labelWordsIn(label, language)) {
+      const audience = words.get(word);
+      if (audience) found.add(audience);
+    }
+    const combined = combine(found);
+    if (combined) return { audience: combined, how: 'folded' };
   }
-  const combined = combine(found);
-  return combined ? { audience: combined, how: 'folded' } : { audience: `label:${key}`, how: 'unplaced' };
+  return { audience: `label:${key}`, how: 'unplaced' };
 }
 
 export function isKnownAudience(value: string): value is KnownAudience {
@@ -106,8 +127,12 @@ export function audiencesFit(source: string, candidate: string): boolean {
 }
 
 /** Query words that name an audience, to the word the index carries for it ("ladies" -> "women"). */
-export function audienceOfWord(word: string): KnownAudience | undefined {
-  return WORDS[labelKey(word)];
+export function audienceOfWord(word: string, order: readonly string[] = ENGLISH_ORDER): KnownAudience | undefined {
+  for (const language of order) {
+    const audience = WORDS_IN.get(language)!.get(labelKeyIn(word, language));
+    if (audience) return audience;
+  }
+  return undefined;
 }
 
 /**

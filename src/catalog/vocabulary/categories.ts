@@ -1,6 +1,7 @@
 import { stem } from '../../search/analyzer.js';
+import { OTHER_LANGUAGES, readingOrder } from '../../languages/languages.js';
 import { DOMAIN_WORDS, GARMENT_VOCABULARY, GENERIC_LABELS, TITLE_STOP_WORDS } from './garments.js';
-import { hasWords, labelKey, labelParts, labelWords } from './labels.js';
+import { hasWords, labelKey, labelKeyIn, labelParts, labelWords, labelWordsWithParts } from './labels.js';
 
 /** How a label was placed, as the vocabulary report shows it. */
 export type CategoryHow =
@@ -64,6 +65,52 @@ function buildVocabulary() {
 }
 
 const VOCABULARY = buildVocabulary();
+
+/** One language's garment labels by key, and how its titles name a product. */
+interface Lexicon {
+  language: string;
+  byKey: Map<string, Entry>;
+  /** The noun naming the product comes first ("Robe rouge"); English's comes last ("Red Dress"). */
+  headFirst: boolean;
+  titleStops: ReadonlySet<string>;
+}
+
+const CONCEPT_GROUPS = new Map([...VOCABULARY.byKey.values()].map((entry) => [entry.concept, entry.group]));
+
+/** The other languages' garment labels (languages/data): each label under the English concept it names. */
+function buildLexicons(): Map<string, Lexicon> {
+  const lexicons = new Map<string, Lexicon>([
+    ['en', { language: 'en', byKey: VOCABULARY.byKey, headFirst: false, titleStops: TITLE_STOP_WORDS }],
+  ]);
+  for (const data of OTHER_LANGUAGES) {
+    const byKey = new Map<string, Entry>();
+    for (const [concept, labels] of Object.entries(data.garments)) {
+      const group = CONCEPT_GROUPS.get(concept);
+      if (!group) {
+        VOCABULARY.conflicts.push(`${data.code}: ${concept} is no garment concept of garments.ts`);
+        continue;
+      }
+      for (const label of labels.split(',').map((l) => l.trim())) {
+        const key = labelKeyIn(label, data.code);
+        if (!key) continue;
+        const existing = byKey.get(key);
+        if (existing && existing.concept !== concept) {
+          VOCABULARY.conflicts.push(`${data.code} ${label}: ${existing.concept} vs ${concept}`);
+          continue;
+        }
+        const entry = existing ?? { concept, group, written: new Set<string>() };
+        entry.written.add(label.toLowerCase());
+        byKey.set(key, entry);
+      }
+    }
+    const titleStops = new Set((data.titleStops ?? '').split(/\s+/).filter(Boolean).map((w) => labelKeyIn(w, data.code)));
+    lexicons.set(data.code, { language: data.code, byKey, headFirst: data.headFirst ?? false, titleStops });
+  }
+  return lexicons;
+}
+
+const LEXICONS = buildLexicons();
+const ENGLISH_ORDER = readingOrder('en');
 const GENERIC = new Map(Object.entries(GENERIC_LABELS).map(([label, group]) => [labelKey(label), group]));
 const DOMAIN = new Map(Object.entries(DOMAIN_WORDS).map(([word, group]) => [stem(word), group]));
 /** The longest label in the vocabulary, in words: title scanning looks at windows up to this size. */
@@ -74,11 +121,20 @@ export const vocabularyConflicts = (): readonly string[] => VOCABULARY.conflicts
 /** How many labels (as written, with their plurals) the vocabulary knows. */
 export const vocabularySize = (): number => VOCABULARY.byKey.size;
 
-function lookup(label: string): CategoryMatch | undefined {
-  const entry = VOCABULARY.byKey.get(labelKey(label));
+function lookup(label: string, language = 'en'): CategoryMatch | undefined {
+  const entry = LEXICONS.get(language)?.byKey.get(labelKeyIn(label, language));
   if (!entry) return undefined;
   const how = entry.written.has(label.trim().toLowerCase()) ? 'exact' : 'folded';
   return { concept: entry.concept, group: entry.group, how };
+}
+
+/**
+ * The languages a store reads labels in, as passes: its own language and English first (a label
+ * exactly as written, then by its head word), then the other languages.
+ */
+function passes(order: readonly string[]): string[][] {
+  const first = order[0] === 'en' ? ['en'] : [order[0], 'en'];
+  return [first, order.filter((language) => !first.includes(language))];
 }
 
 /**
@@ -87,14 +143,31 @@ function lookup(label: string): CategoryMatch | undefined {
  * comes last: "Cropped Jeans", "Kurta Set"). Windows are matched with their words run together, so
  * "t shirt" finds "tshirt".
  */
-export function conceptInWords(words: readonly string[]): Concept | undefined {
+export function conceptInWords(words: readonly string[], language = 'en'): Concept | undefined {
+  const lexicon = LEXICONS.get(language)!;
+  if (lexicon.headFirst) {
+    // Romance languages name the product first ("Jupe en jean" is a skirt, "Vestido camisero" a dress).
+    for (let start = 0; start < words.length; start++) {
+      for (let size = Math.min(MAX_WORDS, words.length - start); size > 0; size--) {
+        const entry = lexicon.byKey.get(words.slice(start, start + size).join(''));
+        if (entry) return { concept: entry.concept, group: entry.group };
+      }
+    }
+    return undefined;
+  }
   for (let end = words.length; end > 0; end--) {
     for (let size = Math.min(MAX_WORDS, end); size > 0; size--) {
-      const entry = VOCABULARY.byKey.get(words.slice(end - size, end).join(''));
+      const entry = lexicon.byKey.get(words.slice(end - size, end).join(''));
       if (entry) return { concept: entry.concept, group: entry.group };
     }
   }
   return undefined;
+}
+
+/** A label's words in a language, its compounds split where they are no label themselves. */
+function wordsIn(label: string, language: string): string[] {
+  const lexicon = LEXICONS.get(language)!;
+  return labelWordsWithParts(label, language, (word) => lexicon.byKey.has(word));
 }
 
 /** Whether a label is too broad to place a product by itself ("Accessories", "Footwear", "Clothing"). */
@@ -113,14 +186,27 @@ export function genericFallback(label: string): string | null {
  * trousers), a domain word ("Swimwear bottom", "Underwear Tights") deciding the group. Undefined
  * when the vocabulary cannot say, and for generic labels (resolved per product).
  */
-export function resolveCategoryLabel(label: string): CategoryMatch | undefined {
+export function resolveCategoryLabel(
+  label: string,
+  order: readonly string[] = ENGLISH_ORDER,
+): CategoryMatch | undefined {
   if (isGenericLabel(label)) return undefined;
-  const direct = lookup(label);
-  if (direct) return direct;
+  for (const languages of passes(order)) {
+    const match = resolveIn(label, languages, order);
+    if (match) return match;
+  }
+  return undefined;
+}
+
+function resolveIn(label: string, languages: readonly string[], order: readonly string[]): CategoryMatch | undefined {
+  for (const language of languages) {
+    const direct = lookup(label, language);
+    if (direct) return direct;
+  }
   const parts = labelParts(label);
   if (parts.length > 0) {
     const resolved = parts.flatMap((part) => {
-      const match = resolveCategoryLabel(part);
+      const match = resolveCategoryLabel(part, order);
       return match ? [{ match, words: labelWords(part).length }] : [];
     });
     if (resolved.length > 0) {
@@ -135,26 +221,38 @@ export function resolveCategoryLabel(label: string): CategoryMatch | undefined {
       return { concept: chosen.concept, group: chosen.group, how: 'folded' };
     }
   }
-  const words = labelWords(label);
-  const domain = words.map((w) => DOMAIN.get(w)).find((g) => g !== undefined);
-  const head = conceptInWords(words);
-  if (domain) {
-    if (head?.group === domain) return { ...head, how: 'head word' };
-    const word = words.find((w) => DOMAIN.get(w) === domain)!;
-    return { concept: word, group: domain, how: 'head word' };
+  for (const language of languages) {
+    const words = wordsIn(label, language);
+    const domain = language === 'en' ? words.map((w) => DOMAIN.get(w)).find((g) => g !== undefined) : undefined;
+    const head = conceptInWords(words, language);
+    if (domain) {
+      if (head?.group === domain) return { ...head, how: 'head word' };
+      const word = words.find((w) => DOMAIN.get(w) === domain)!;
+      return { concept: word, group: domain, how: 'head word' };
+    }
+    if (head) return { ...head, how: 'head word' };
   }
-  return head ? { ...head, how: 'head word' } : undefined;
+  return undefined;
 }
 
-/** The words of a title that name the product: before "with", "for", " - ", "|" or "(". */
-function titleHeadWords(title: string): string[] {
+/** The words of a title that name the product: before "with", "for", " - ", "|" or "(" (in the language's words). */
+function titleHeadWords(title: string, language: string): string[] {
   const cut = title.split(/\s[-–|]\s|\(|\|/)[0] ?? '';
-  const words = labelWords(cut);
-  const stop = words.findIndex((w, i) => i > 0 && TITLE_STOP_WORDS.has(w));
+  const words = wordsIn(cut, language);
+  const stops = LEXICONS.get(language)!.titleStops;
+  const stop = words.findIndex((w, i) => i > 0 && stops.has(w));
   return stop > 0 ? words.slice(0, stop) : words;
 }
 
-/** The garment a product title names ("SPYKAR Women Pink … Cropped Jeans" -> jeans), or undefined. */
-export function conceptOfTitle(title: string): Concept | undefined {
-  return conceptInWords(titleHeadWords(title)) ?? conceptInWords(labelWords(title));
+/**
+ * The garment a product title names ("SPYKAR Women Pink … Cropped Jeans" -> jeans, "Robe longue
+ * fleurie" -> dress), or undefined: read in the store's language, then in English.
+ */
+export function conceptOfTitle(title: string, order: readonly string[] = ENGLISH_ORDER): Concept | undefined {
+  for (const language of passes(order)[0]) {
+    const concept =
+      conceptInWords(titleHeadWords(title, language), language) ?? conceptInWords(wordsIn(title, language), language);
+    if (concept) return concept;
+  }
+  return undefined;
 }

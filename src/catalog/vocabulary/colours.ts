@@ -1,4 +1,5 @@
-import { labelKey, labelWords } from './labels.js';
+import { OTHER_LANGUAGES, readingOrder } from '../../languages/languages.js';
+import { labelKey, labelKeyIn, labelWords, labelWordsWithParts } from './labels.js';
 
 /** Colour families: what a shopper names ("green") and what the palette rules of complete the look reason about. */
 export const COLOUR_FAMILIES = [
@@ -173,10 +174,53 @@ const ISH: Record<string, ColourFamily> = {
   blackish: 'black',
 };
 
+// Lightness words of the other catalog languages ("bleu clair", "dunkelblau", "verde oscuro").
+for (const word of 'clair claire claires clairs hell hellen licht lichte claro clara claros claras chiaro chiara chiari chiare ljus ljusa lys lyse'.split(' '))
+  LIGHTNESS[word] = 'light';
+for (const word of 'fonce foncee fonces foncees dunkel dunkle dunkler donker donkere oscuro oscura oscuros oscuras scuro scura scuri scure escuro escura mork morka mørk mørke'.split(' '))
+  LIGHTNESS[word] = 'dark';
+
+/** A family and its shades in one of the other languages: shades by key, and the family's own names. */
+interface ColourLexicon {
+  shades: Map<string, Shade>;
+  families: Map<string, ColourFamily>;
+}
+
+/**
+ * The other languages' colour words (languages/data): each takes the English shade's lightness and
+ * neutrality where the word is one (`marine` is navy), else its family's; the words that stem like
+ * the first of a list are the family's own names ("noir", "noire", "noires").
+ */
+const COLOUR_LEXICONS = new Map<string, ColourLexicon>();
+for (const data of OTHER_LANGUAGES) {
+  const lexicon: ColourLexicon = { shades: new Map(), families: new Map() };
+  for (const [family, list] of Object.entries(data.colours) as Array<[ColourFamily, string]>) {
+    const names = list.split(',').map((name) => name.trim()).filter(Boolean);
+    const own = labelKeyIn(names[0], data.code);
+    const base = SHADES.get(family)!;
+    for (const name of names) {
+      const key = labelKeyIn(name, data.code);
+      if (!key || lexicon.shades.has(key)) continue;
+      lexicon.shades.set(key, SHADES.get(labelKey(name)) ?? base);
+      if (key === own) lexicon.families.set(key, family);
+    }
+  }
+  COLOUR_LEXICONS.set(data.code, lexicon);
+}
+const ENGLISH_ORDER = readingOrder('en');
+
 const CHROMATIC = new Set<ColourFamily>(['red', 'pink', 'orange', 'yellow', 'green', 'blue', 'purple']);
 
 /** The family a query word names, for search ("gray" -> grey, "golden" -> gold); only family names, not shades. */
-export function familyOfWord(word: string): ColourFamily | undefined {
+export function familyOfWord(word: string, order: readonly string[] = ['en']): ColourFamily | undefined {
+  for (const language of order) {
+    const family = language === 'en' ? englishFamilyOfWord(word) : COLOUR_LEXICONS.get(language)?.families.get(labelKeyIn(word, language));
+    if (family) return family;
+  }
+  return undefined;
+}
+
+function englishFamilyOfWord(word: string): ColourFamily | undefined {
   const key = labelKey(word);
   const family = (COLOUR_FAMILIES as readonly string[]).includes(key) ? (key as ColourFamily) : undefined;
   if (family) return family;
@@ -192,9 +236,32 @@ export function familyOfWord(word: string): ColourFamily | undefined {
  * sets the lightness; an "-ish" word over a neutral names its family ("Greenish Khaki" -> green, still
  * neutral); "Other Pink" is pink. Unknown labels stay unplaced (matched only by their own words).
  */
-export function resolveColour(label: string): ColourResolution {
+export function resolveColour(label: string, order: readonly string[] = ENGLISH_ORDER): ColourResolution {
   const key = labelKey(label);
   if (!key) return { family: '', lightness: 'medium', neutral: false, how: 'unplaced' };
+  for (const language of order) {
+    const resolved = language === 'en' ? resolveEnglishColour(label, key) : resolveColourIn(label, language);
+    if (resolved) return resolved;
+  }
+  return { family: '', lightness: 'medium', neutral: false, how: 'unplaced' };
+}
+
+/** A colour label in one of the other languages: the whole label, else its last colour word, with a lightness word. */
+function resolveColourIn(label: string, language: string): ColourResolution | undefined {
+  const lexicon = COLOUR_LEXICONS.get(language)!;
+  const whole = lexicon.shades.get(labelKeyIn(label, language));
+  if (whole) return { ...whole, how: 'folded' };
+  const words = labelWordsWithParts(label, language, (word) => lexicon.shades.has(word));
+  const shade = words
+    .map((word) => lexicon.shades.get(word))
+    .reverse()
+    .find((found) => found !== undefined);
+  if (!shade) return undefined;
+  const lightness = labelWords(label).map((w) => LIGHTNESS[w]).find((l) => l !== undefined);
+  return { ...shade, lightness: lightness ?? shade.lightness, how: 'folded' };
+}
+
+function resolveEnglishColour(label: string, key: string): ColourResolution | undefined {
   const whole = SHADES.get(key);
   if (whole) return { ...whole, how: label.trim().toLowerCase() === whole.family ? 'exact' : 'folded' };
   const words = labelWords(label);
@@ -205,7 +272,7 @@ export function resolveColour(label: string): ColourResolution {
   }
   const ish = words.map((w) => ISH[w]).find((f) => f !== undefined);
   const lightness = words.map((w) => LIGHTNESS[w]).find((l) => l !== undefined);
-  if (!shade && !ish) return { family: '', lightness: 'medium', neutral: false, how: 'unplaced' };
+  if (!shade && !ish) return undefined;
   // An "-ish" colour over a neutral names the family ("Greenish Khaki"); over a colour it only tints it.
   const tint = ish && CHROMATIC.has(ish) ? ish : undefined;
   const family = shade && !(tint && shade.neutral) ? shade.family : (tint ?? ish!);

@@ -1,4 +1,4 @@
-import { foldText, stem } from '../../search/analyzer.js';
+import { analyzerFor, foldText, stem } from '../../search/analyzer.js';
 
 /**
  * Label folding shared by every vocabulary lookup: accents and case fold, punctuation (`-`, `.`,
@@ -43,4 +43,46 @@ export function labelParts(label: string): string[] {
     .map((part) => part.trim())
     .filter((part) => hasWords(part));
   return parts.length > 1 ? parts : [];
+}
+
+const KEY_CACHE = 20_000;
+const keysByLanguage = new Map<string, Map<string, string>>();
+
+/**
+ * A label's words in a catalog language: folded, elisions dropped, each stemmed by that language's
+ * stemmer (English: `labelWords`), so `Kleider` meets `Kleid` and `Chaussures` meets `chaussure`.
+ */
+export function labelWordsIn(label: string, language: string): string[] {
+  if (language === 'en') return labelWords(label);
+  const analyzer = analyzerFor(language);
+  return analyzer.rawTokens(label.slice(0, MAX_LABEL_LENGTH)).map((word) => analyzer.stem(word));
+}
+
+/** A label's lookup key in a catalog language (English: `labelKey`). */
+export function labelKeyIn(label: string, language: string): string {
+  if (language === 'en') return labelKey(label);
+  let keys = keysByLanguage.get(language);
+  if (!keys) keysByLanguage.set(language, (keys = new Map()));
+  let key = keys.get(label);
+  if (key === undefined) {
+    key = labelWordsIn(label, language).join('');
+    if (keys.size >= KEY_CACHE) keys.clear();
+    keys.set(label, key);
+  }
+  return key;
+}
+
+/**
+ * A label's words in a language, a compound standing for its catalog words when it is not a word of
+ * the vocabulary itself (`Sommerkleider` -> `sommer`, `kleid`).
+ */
+export function labelWordsWithParts(label: string, language: string, known: (word: string) => boolean): string[] {
+  if (language === 'en') return labelWords(label);
+  const analyzer = analyzerFor(language);
+  return analyzer.rawTokens(label.slice(0, MAX_LABEL_LENGTH)).flatMap((word) => {
+    const stemmed = analyzer.stem(word);
+    if (known(stemmed)) return [stemmed];
+    const parts = analyzer.compoundParts(word);
+    return parts.length > 0 ? parts : [stemmed];
+  });
 }

@@ -24,9 +24,17 @@ export function conceptWords(
   return mark(analyze(words.join(' ')));
 }
 
+/**
+ * The languages a query's words are read in: the index's language, then English (a French shopper
+ * may type "dress"); not every language, so an English word is never read as a foreign one.
+ */
+export function queryLanguages(language: string): readonly string[] {
+  return language === 'en' ? ['en'] : [language, 'en'];
+}
+
 /** The canonical (analyzed, marked) tokens a query word also stands for: "ladies" -> ["0women"]. */
-export function queryConceptTokens(rawWord: string): string[] {
-  const canonical = audienceOfWord(rawWord) ?? familyOfWord(rawWord);
+export function queryConceptTokens(rawWord: string, languages: readonly string[] = ['en']): string[] {
+  const canonical = audienceOfWord(rawWord, languages) ?? familyOfWord(rawWord, languages);
   return canonical ? mark(analyze(canonical)) : [];
 }
 
@@ -35,7 +43,7 @@ export function queryConceptTokens(rawWord: string): string[] {
  * family ("grey") or a garment ("shirt", "tee"). Such a word is meant as written, so text search never
  * corrects it into another word of the store ("women" is not a typo of "woven").
  */
-export function isCatalogWord(rawWord: string): boolean {
-  if (audienceOfWord(rawWord) !== undefined || familyOfWord(rawWord) !== undefined) return true;
-  return !/\s/.test(rawWord.trim()) && resolveCategoryLabel(rawWord) !== undefined;
+export function isCatalogWord(rawWord: string, languages: readonly string[] = ['en']): boolean {
+  if (audienceOfWord(rawWord, languages) !== undefined || familyOfWord(rawWord, languages) !== undefined) return true;
+  return !/\s/.test(rawWord.trim()) && resolveCategoryLabel(rawWord, languages) !== undefined;
 }

@@ -10,6 +10,7 @@ import {
 import { resolveColour, type ColourResolution } from './colours.js';
 import { labelKey, tidyLabel } from './labels.js';
 import { overridesOf, parseColourOverride, UNPLACED, type VocabularyOverrides } from './vocabulary-overrides.js';
+import { readingOrder } from '../../languages/languages.js';
 
 /** The labels a product carries that the vocabulary reads. */
 export interface ProductLabels {
@@ -73,16 +74,21 @@ export class StoreVocabulary {
   readonly #departmentOverrides: Map<string, string>;
   readonly #colourOverrides: Map<string, string>;
   readonly #taxonomyLabels: Map<string, string>;
+  /** The languages labels are read in: the store's first. */
+  readonly #order: readonly string[];
 
   /**
    * @param groups the groups of the store's complement taxonomy (a placement elsewhere is unplaced)
    * @param taxonomyLabels a custom taxonomy's own label lists (group -> labels), which come before the built-in vocabulary
+   * @param language the store's catalog language: its words first, then English's, then the others'
    */
   constructor(
     readonly overrides: VocabularyOverrides,
     private readonly groups: ReadonlySet<string>,
     taxonomyLabels: Record<string, string[]> = {},
+    readonly language = 'en',
   ) {
+    this.#order = readingOrder(language);
     const keyed = (record: Record<string, string>) =>
       new Map(Object.entries(record).map(([label, value]) => [labelKey(label), value] as const));
     this.#categoryOverrides = keyed(overrides.categories);
@@ -128,7 +134,7 @@ export class StoreVocabulary {
     if (!this.#staticPlacement(product.category)) {
       const sub = product.subCategory ? this.#staticPlacement(product.subCategory) : undefined;
       if (sub?.group) bump(stats.subCategoryVotes, sub.group, by);
-      const title = conceptOfTitle(product.title);
+      const title = conceptOfTitle(product.title, this.#order);
       if (title && this.groups.has(title.group)) {
         let concepts = stats.titleVotes.get(title.group);
         if (!concepts) stats.titleVotes.set(title.group, (concepts = new Map()));
@@ -174,7 +180,7 @@ export class StoreVocabulary {
         : { concept: override.toLowerCase(), group: override, how: 'override' };
     const listed = this.#taxonomyLabels.get(key);
     if (listed) return { concept: tidyLabel(label).toLowerCase(), group: listed, how: 'taxonomy' };
-    const match = resolveCategoryLabel(label);
+    const match = resolveCategoryLabel(label, this.#order);
     return match && this.groups.has(match.group) ? match : undefined;
   }
 
@@ -210,7 +216,7 @@ export class StoreVocabulary {
   place(product: Pick<ProductLabels, 'category' | 'subCategory' | 'title'>): Placement {
     const byLabel = this.category(product.category);
     if (byLabel.how !== 'per product') return byLabel;
-    const title = conceptOfTitle(product.title);
+    const title = conceptOfTitle(product.title, this.#order);
     if (title && this.groups.has(title.group)) return { ...title, how: 'titles' };
     const sub = product.subCategory ? this.#staticPlacement(product.subCategory) : undefined;
     if (sub?.group) return { ...sub, how: 'sub category' };
@@ -222,7 +228,7 @@ export class StoreVocabulary {
 
   audience(department: string): AudienceResolution {
     const override = this.#departmentOverrides.get(labelKey(department));
-    return override ? { audience: override, how: 'override' } : resolveAudience(department);
+    return override ? { audience: override, how: 'override' } : resolveAudience(department, this.#order);
   }
 
   colour(colour: string): ColourResolution {
@@ -231,7 +237,7 @@ export class StoreVocabulary {
       const { family, lightness } = parseColourOverride(override)!;
       return { family, lightness: lightness ?? 'medium', neutral: resolveColour(override).neutral, how: 'override' };
     }
-    return resolveColour(colour);
+    return resolveColour(colour, this.#order);
   }
 
   /** Every label of the store with its product count and what it resolved to, most products first. */
@@ -297,14 +303,14 @@ const byOverrides = new Map<string, StoreVocabulary>();
 
 /**
  * A vocabulary for reading single products' departments and colours (search documents, collection
- * filters): the store's overrides, no product counts. Shared per overrides text.
+ * filters): the store's overrides and language, no product counts. Shared per overrides and language.
  */
-export function vocabularyForOverrides(overridesJson: string | null): StoreVocabulary {
-  const key = overridesJson ?? '';
+export function vocabularyForStore(store: { vocabularyOverrides: string | null; language: string }): StoreVocabulary {
+  const key = `${store.language}\u0000${store.vocabularyOverrides ?? ''}`;
   let vocabulary = byOverrides.get(key);
   if (!vocabulary) {
     if (byOverrides.size > 256) byOverrides.clear();
-    vocabulary = new StoreVocabulary(overridesOf(overridesJson), new Set());
+    vocabulary = new StoreVocabulary(overridesOf(store.vocabularyOverrides), new Set(), {}, store.language);
     byOverrides.set(key, vocabulary);
   }
   return vocabulary;

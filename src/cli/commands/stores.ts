@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { printResult } from '../output.js';
-import { collect, withStores } from '../command-context.js';
+import { collect, withContainer, withStores } from '../command-context.js';
 
 /** `vitrine store create|list|cors`. */
 export function registerStoreCommands(program: Command): void {
@@ -14,6 +14,7 @@ export function registerStoreCommands(program: Command): void {
     .option('--country <code>', 'ISO country code, repeatable', collect, [])
     .option('--channel <code>', 'sales channel, repeatable; the first is the default', collect, [])
     .option('--taxonomy <name>', 'store taxonomy', 'fashion')
+    .option('--language <tag>', "the catalog's language: en, fr, de, es, it, nl, pt, sv or da", 'en')
     .option('--linked-store <uuid>', 'a linked store')
     .option('--json', 'print one JSON object')
     .action(
@@ -24,6 +25,7 @@ export function registerStoreCommands(program: Command): void {
         country: string[];
         channel: string[];
         taxonomy: string;
+        language: string;
         linkedStore?: string;
         json?: boolean;
       }) => {
@@ -35,6 +37,7 @@ export function registerStoreCommands(program: Command): void {
             countries: options.country,
             channels: options.channel,
             taxonomy: options.taxonomy,
+            language: options.language,
             linkedStoreId: options.linkedStore,
           }),
         );
@@ -62,6 +65,27 @@ export function registerStoreCommands(program: Command): void {
               (s) =>
                 `${s.store_uuid}  ${s.store_name}  workspace ${s.workspace_id}  channels ${Object.keys(s.channels).join(',')}`,
             ),
+      );
+    });
+
+  store
+    .command('language')
+    .description(
+      "a store's catalog language; --set changes it (the text index is rebuilt in the background by vitrine serve or vitrine worker)",
+    )
+    .requiredOption('--store <uuid>', 'store uuid')
+    .option('--set <tag>', 'the new language: en, fr, de, es, it, nl, pt, sv or da')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { store: string; set?: string; json?: boolean }) => {
+      const language = await withContainer((c) =>
+        options.set === undefined
+          ? c.vocabulary.language(options.store)
+          : c.vocabulary.setLanguage(options.store, { language: options.set }),
+      );
+      printResult(
+        !!options.json,
+        language,
+        `language: ${language.language}${language.reindexing ? ` (text search answers in ${language.index_language} until its index is rebuilt)` : ''}`,
       );
     });
 

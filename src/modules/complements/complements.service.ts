@@ -101,11 +101,12 @@ export class ComplementsService {
       overridesOf(store.vocabularyOverrides),
       new Set(Object.keys(taxonomy.groups)),
       store.complementsTaxonomy ? taxonomy.groups : {},
+      store.language,
     );
   }
 
   #keyOf(store: Store) {
-    return `${store.complementsTaxonomy ?? 'default'}\u0000${store.vocabularyOverrides ?? ''}`;
+    return `${store.complementsTaxonomy ?? 'default'}\u0000${store.vocabularyOverrides ?? ''}\u0000${store.language}`;
   }
 
   /** Builds or catches up the indexes of stores whose catalog moved since the last pass. */

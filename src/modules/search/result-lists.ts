@@ -13,8 +13,8 @@ import {
 } from '../../search/query-plan.js';
 import type { TextHit, TextIndex } from '../../search/text-index.js';
 import { TypoIndex } from '../../search/typo-index.js';
-import { allowedEdits, rawTokens, stem } from '../../search/analyzer.js';
-import { isCatalogWord } from '../../catalog/vocabulary/search-words.js';
+import { allowedEdits, analyzerFor, type Analyzer } from '../../search/analyzer.js';
+import { isCatalogWord, queryLanguages } from '../../catalog/vocabulary/search-words.js';
 import { RANKED_PAGING } from '../../catalog/paging.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
@@ -55,7 +55,8 @@ interface VocabularyEntry extends LiveIndex {
   terms: number;
 }
 
-const VOCABULARY_KEY = 'terms';
+/** A store's vocabulary is built for its index's language: a language switch reads it anew. */
+const vocabularyKey = (language: string) => `terms:${language}`;
 /** Rough bytes a vocabulary term costs in memory (the term, its deletion neighbourhood, map entries). */
 const BYTES_PER_TERM = 600;
 /** Rough bytes one hit of a cached result list holds (its object; the strings are shared). */
@@ -92,7 +93,7 @@ export class ResultLists {
       budgetBytes: deps.vocabularyBytes,
       sizeOf: (entry) => 256 + entry.terms * BYTES_PER_TERM,
       build: async (storeId, target) => {
-        const entry: VocabularyEntry = { seq: -1, key: VOCABULARY_KEY, termSeq: -1, index: new TypoIndex(), terms: 0 };
+        const entry: VocabularyEntry = { seq: -1, key: target.key, termSeq: -1, index: new TypoIndex(), terms: 0 };
         await this.#readTerms(storeId, entry, target.seq);
         return entry;
       },
@@ -108,8 +109,8 @@ export class ResultLists {
    * indexer adds terms in the transaction that moves its cursor, so while the cursor has not moved
    * there is nothing new to read; without a cursor, the terms are read.
    */
-  async vocabulary(storeId: string, cursor: number | undefined): Promise<TypoIndex> {
-    const target = { seq: cursor ?? Number.POSITIVE_INFINITY, key: VOCABULARY_KEY };
+  async vocabulary(storeId: string, cursor: number | undefined, language = 'en'): Promise<TypoIndex> {
+    const target = { seq: cursor ?? Number.POSITIVE_INFINITY, key: vocabularyKey(language) };
     return (await this.#vocabularies.current(storeId, target, undefined)).index;
   }
 
@@ -132,7 +133,7 @@ export class ResultLists {
   /** The store's vocabulary as of its index (read-your-writes applied first when asked). */
   async currentVocabulary(store: Store, options: { readYourWrites: boolean }): Promise<TypoIndex> {
     const { cursor } = await this.deps.indexer.follower.readYourWritesAt(store, { apply: options.readYourWrites });
-    return this.vocabulary(store.id, cursor);
+    return this.vocabulary(store.id, cursor, store.indexLanguage);
   }
 
   /** The best few products for a text (its last word a prefix unless finished), as cheap as a plain search. */
@@ -143,17 +144,24 @@ export class ResultLists {
     limit: number,
     lastWordIsPrefix: boolean,
   ): Promise<string[]> {
-    const plan = withoutConcepts(planQuery(text, vocabulary, this.synonymsOf(store), { lastWordIsPrefix }));
+    const plan = withoutConcepts(
+      planQuery(text, vocabulary, this.synonymsOf(store), { lastWordIsPrefix, analyzer: this.analyzerOf(store) }),
+    );
     if (plan.clauses.length === 0) return [];
     const hits = await this.deps.textIndex.search(store.id, plan, 'all', limit + 10);
     return hits.map((hit) => hit.productCode);
   }
 
+  /** Queries are read in the language the store's index holds (the previous one while a switch re-indexes). */
+  analyzerOf(store: Store): Analyzer {
+    return analyzerFor(store.indexLanguage);
+  }
+
   synonymsOf(store: Store): SynonymGroups {
-    const source = JSON.stringify(store.synonyms);
+    const source = `${store.indexLanguage}:${JSON.stringify(store.synonyms)}`;
     const cached = this.#synonyms.get(store.id);
     if (cached && cached.source === source) return cached.groups;
-    const groups = analyzeSynonyms(store.synonyms);
+    const groups = analyzeSynonyms(store.synonyms, this.analyzerOf(store));
     this.#synonyms.set(store.id, { source, groups });
     return groups;
   }
@@ -161,7 +169,7 @@ export class ResultLists {
   /** `readYourWrites`: apply the store's few pending changes to the index first (the route says so). */
   async resultList(store: Store, text: string, options: { readYourWrites: boolean }): Promise<ResultList> {
     const query = text.trim();
-    const key = `${store.id}\u0000${store.changeSeq}\u0000${JSON.stringify(store.synonyms)}\u0000${text}`;
+    const key = `${store.id}\u0000${store.changeSeq}\u0000${store.indexLanguage}\u0000${JSON.stringify(store.synonyms)}\u0000${text}`;
     const cached = this.#lists?.get(key);
     if (cached) return cached;
     const { list, current } = await this.#compute(store, query, !/\s$/.test(text), options);
@@ -191,6 +199,7 @@ export class ResultLists {
     const wide = planQuery(query, vocabulary, this.synonymsOf(store), {
       lastWordIsPrefix: !/\s$/.test(text),
       concepts: true,
+      analyzer: this.analyzerOf(store),
     });
     const plan = withoutConcepts(wide);
     if (plan.clauses.length === 0) return undefined;
@@ -202,7 +211,7 @@ export class ResultLists {
     const total = complete ? scored.hits.length : await this.deps.textIndex.count(store.id, wide);
     if (total === 0) return undefined;
     const hits = scored.hits.sort(byScore).slice(0, wanted);
-    return { hits, total, correctedQuery: correction(query, vocabulary) };
+    return { hits, total, correctedQuery: correction(query, vocabulary, this.analyzerOf(store)) };
   }
 
   /**
@@ -224,7 +233,7 @@ export class ResultLists {
     const { lag, cursor } = await this.deps.indexer.follower.readYourWritesAt(store, { apply: options.readYourWrites });
     // Every product write and its change-log entry commit together, and the indexer moves its cursor
     // with what it wrote: no lag means no product was hidden or deleted since it was indexed.
-    return { vocabulary: await this.vocabulary(store.id, cursor), current: lag === 0 };
+    return { vocabulary: await this.vocabulary(store.id, cursor, store.indexLanguage), current: lag === 0 };
   }
 
   async #compute(store: Store, query: string, lastWordIsPrefix: boolean, options: { readYourWrites: boolean }) {
@@ -237,7 +246,11 @@ export class ResultLists {
     ]);
     const results = new Map<string, SearchResult>();
     for (const hit of exact) results.set(hit.code, { product_code: hit.code, score: 1 });
-    const wide = planQuery(query, vocabulary, this.synonymsOf(store), { lastWordIsPrefix, concepts: true });
+    const wide = planQuery(query, vocabulary, this.synonymsOf(store), {
+      lastWordIsPrefix,
+      concepts: true,
+      analyzer: this.analyzerOf(store),
+    });
     const plan = withoutConcepts(wide);
     let relaxed = false;
     const scored = new ScoredHits(results.keys());
@@ -255,7 +268,7 @@ export class ResultLists {
     const visible = current ? scored.hits : await this.#visible(store.id, scored.hits);
     for (const hit of visible) results.set(hit.product_code, hit);
     const hits = [...results.values()].sort(byScore).slice(0, window);
-    const correctedQuery = hits.length > 0 && !relaxed ? correction(query, vocabulary) : null;
+    const correctedQuery = hits.length > 0 && !relaxed ? correction(query, vocabulary, this.analyzerOf(store)) : null;
     return { list: { hits, correctedQuery, relaxed }, current };
   }
 
@@ -297,11 +310,19 @@ const byScore = (a: SearchResult, b: SearchResult) =>
  * The query as the catalog spells it: each word the store's words do not hold (nor its vocabulary
  * know) replaced by its most frequent typo candidate; null when no word was replaced.
  */
-export function correction(query: string, vocabulary: TypoIndex): string | null {
-  const words = rawTokens(query);
+export function correction(query: string, vocabulary: TypoIndex, analyzer: Analyzer = analyzerFor('en')): string | null {
+  const words = analyzer.rawTokens(query);
+  const languages = queryLanguages(analyzer.language);
+  const stem = (word: string) => analyzer.stem(word);
   let changed = false;
   const spelled = words.map((word) => {
-    if (vocabulary.has(word) || vocabulary.has(stem(word)) || isCatalogWord(word) || allowedEdits(word) === 0)
+    if (
+      vocabulary.has(word) ||
+      vocabulary.has(stem(word)) ||
+      analyzer.isStopWord(word) ||
+      isCatalogWord(word, languages) ||
+      allowedEdits(word) === 0
+    )
       return word;
     const best = vocabulary
       .candidates([stem(word), word], allowedEdits(word), 3)

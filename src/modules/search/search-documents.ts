@@ -1,5 +1,5 @@
 import { isShopperText, textOf } from '../../catalog/product-fields.js';
-import { analyze, rawTokens } from '../../search/analyzer.js';
+import { analyzerFor, type Analyzer } from '../../search/analyzer.js';
 import type { IndexedDoc } from '../../search/text-index.js';
 
 // Indexed in weighted fields of their own, so left out of `other`.
@@ -14,15 +14,16 @@ export function documentFor(
   productCode: string,
   attributes: Record<string, unknown>,
   concepts: string[] = [],
+  analyzer: Analyzer = analyzerFor('en'),
 ): IndexedDoc {
   const title = textOf(attributes['Product Name']);
   const other: string[] = [];
   for (const [name, value] of Object.entries(attributes))
     if (!OWN_FIELDS.has(name) && isShopperText(name, value)) other.push(value);
   const category = `${textOf(attributes.Category)} ${textOf(attributes['Sub Category'])}`;
-  const titleTerms = analyze(title);
-  const categoryTerms = analyze(category);
-  const otherTerms = analyze(other.join(' '));
+  const titleTerms = analyzer.analyze(title);
+  const categoryTerms = analyzer.analyze(category);
+  const otherTerms = analyzer.analyze(other.join(' '));
   const conceptTerms = [...new Set(concepts)];
   return {
     productCode,
@@ -31,6 +32,6 @@ export function documentFor(
     category: categoryTerms.join(' '),
     other: otherTerms.join(' '),
     concepts: conceptTerms.join(' '),
-    surfaceTerms: [...new Set(rawTokens(`${title} ${category} ${other.join(' ')}`))],
+    surfaceTerms: [...new Set(analyzer.rawTokens(`${title} ${category} ${other.join(' ')}`))],
   };
 }

@@ -9,7 +9,9 @@ import type { ProductRecord, ProductsReadPort } from '../products/products.read-
 import type { StoresService } from '../stores/stores.service.js';
 import { documentFor } from './search-documents.js';
 import { conceptWords } from '../../catalog/vocabulary/search-words.js';
-import { labelsOf, vocabularyForOverrides } from '../../catalog/vocabulary/store-vocabulary.js';
+import { labelsOf, vocabularyForStore } from '../../catalog/vocabulary/store-vocabulary.js';
+import { analyzerFor } from '../../search/analyzer.js';
+import type { Store } from '../stores/store.js';
 import * as repo from './search.repository.js';
 
 /**
@@ -52,6 +54,11 @@ export class SearchIndexer {
   }
 
   async #reindex(trx: Db, storeId: string, batch: Array<{ seq: number; entity: string; key: string }>) {
+    if (batch.some((c) => c.entity === 'store' && c.key === 'language')) {
+      // A language switch: the whole index again, in this transaction, so the old one answers until it commits.
+      await this.#rebuildIn(trx, await this.stores.getStore(storeId, trx), batch[batch.length - 1].seq);
+      return;
+    }
     const codes = [...new Set(batch.filter((c) => c.entity === 'product').map((c) => c.key))];
     if (codes.length === 0) return;
     const visible = (await this.products.attributesByCodes(storeId, codes, trx)).filter((p) =>
@@ -67,10 +74,21 @@ export class SearchIndexer {
     );
   }
 
-  async #write(trx: Db, storeId: string, products: ProductRecord[], removed: string[], seq: number) {
-    const vocabulary = vocabularyForOverrides((await this.stores.getStore(storeId, trx)).vocabularyOverrides);
+  async #write(
+    trx: Db,
+    storeId: string,
+    products: ProductRecord[],
+    removed: string[],
+    seq: number,
+    store?: Store,
+  ) {
+    // Written in the language the index holds; a rebuild passes the store with its new language.
+    const current = store ?? (await this.stores.getStore(storeId, trx));
+    const language = store ? store.language : current.indexLanguage;
+    const vocabulary = vocabularyForStore({ ...current, language });
+    const analyzer = analyzerFor(language);
     const docs = products.map((p) =>
-      documentFor(p.code, p.attributes, conceptWords(vocabulary, labelsOf(p.attributes))),
+      documentFor(p.code, p.attributes, conceptWords(vocabulary, labelsOf(p.attributes)), analyzer),
     );
     await this.index.write(trx, storeId, docs, removed);
     // Words as stemmed and as written ("clutch" and "clutches"), so a typo of either form is one edit away.
@@ -94,17 +112,24 @@ export class SearchIndexer {
       // Locking the store row holds product writers back, so the rebuilt index matches one sequence number.
       const seq = await this.stores.lockChangeSequence(trx, store.id);
       await this.follower.lockCursor(trx, store.id);
-      await this.index.clearStore(trx, store.id);
-      await repo.clearVocabulary(trx, store.id);
-      let count = 0;
-      for await (const page of this.products.pageAll(store.id, { visibleOnly: true, pageSize: 1000, db: trx })) {
-        await this.#write(trx, store.id, page, [], seq);
-        count += page.length;
-      }
+      const count = await this.#rebuildIn(trx, await this.stores.getStore(store.id, trx), seq);
       await this.follower.moveCursor(trx, store.id, seq);
       return count;
     });
     await this.index.settle?.();
     return { indexed, seconds: (performance.now() - started) / 1000 };
+  }
+
+  /** Rebuilds a store's index in the caller's transaction, in the store's language (which it then holds). */
+  async #rebuildIn(trx: Db, store: Store, seq: number): Promise<number> {
+    await this.index.clearStore(trx, store.id);
+    await repo.clearVocabulary(trx, store.id);
+    let count = 0;
+    for await (const page of this.products.pageAll(store.id, { visibleOnly: true, pageSize: 1000, db: trx })) {
+      await this.#write(trx, store.id, page, [], seq, store);
+      count += page.length;
+    }
+    if (store.indexLanguage !== store.language) await this.stores.setIndexLanguage(store.id, store.language, trx);
+    return count;
   }
 }

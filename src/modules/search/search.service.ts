@@ -16,7 +16,7 @@ import {
   type AudienceResolver,
   type CompiledFilters,
 } from '../../catalog/filters.js';
-import { vocabularyForOverrides } from '../../catalog/vocabulary/store-vocabulary.js';
+import { vocabularyForStore } from '../../catalog/vocabulary/store-vocabulary.js';
 import { CANONICAL_FIELDS } from '../../catalog/product-fields.js';
 import type { GroupVariants } from '../../catalog/variants.js';
 import type { ListingSnapshot, ListingSort } from '../products/catalog-listing.js';
@@ -226,7 +226,7 @@ export class SearchService {
    * product (a collection's members), filtered, faceted, grouped, sorted, with the store's rules.
    */
   async listing(store: Store, request: ListingRequest, options: { readYourWrites: boolean }): Promise<ListingAnswer> {
-    const resolver = vocabularyForOverrides(store.vocabularyOverrides);
+    const resolver = vocabularyForStore(store);
     const filters = this.#filtersOf(request.filters, resolver);
     const text = request.query ?? '';
     const browsing = text.trim() === '';

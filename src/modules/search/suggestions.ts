@@ -1,4 +1,3 @@
-import { rawTokens, stem } from '../../search/analyzer.js';
 import type { Store } from '../stores/store.js';
 import type { ProductCards } from '../products/product-cards.js';
 import type { ResultLists } from './result-lists.js';
@@ -29,6 +28,10 @@ export async function suggest(
   input: { prefix: string; limit: number },
   options: { readYourWrites: boolean },
 ): Promise<Suggestions> {
+  // Words and stems in the language the store's index holds ("robes" and "robe" are one suggestion).
+  const analyzer = lists.analyzerOf(store);
+  const stem = (word: string) => analyzer.stem(word);
+  const rawTokens = (text: string) => analyzer.rawTokens(text);
   const words = rawTokens(input.prefix);
   if (words.length === 0) return { queries: [], products: [], categories: [] };
   const last = words[words.length - 1];

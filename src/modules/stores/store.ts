@@ -26,6 +26,10 @@ export interface Store {
   changeSeq: number;
   /** The version of the store's complement pins when the row was read (every change to them bumps it). */
   pinsVersion: number;
+  /** The store's catalog language (BCP 47 primary tag): how its labels and text are read. */
+  language: string;
+  /** The language the text index holds (queries are analysed in it; `language` once a switch is indexed). */
+  indexLanguage: string;
   createdAt: string;
 }
 
@@ -55,6 +59,8 @@ export function storeFromRow(
     searchRules: row.search_rules,
     changeSeq: Number(row.change_seq),
     pinsVersion: Number(row.pins_version),
+    language: row.language,
+    indexLanguage: row.index_language,
     createdAt: row.created_at,
   };
 }
@@ -68,4 +74,6 @@ export interface StoreDetails {
   country: string[];
   channels: Record<string, number>;
   store_taxonomy: string;
+  /** The store's catalog language (BCP 47 primary tag; extension). */
+  store_language: string;
 }

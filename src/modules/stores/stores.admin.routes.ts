@@ -95,6 +95,7 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
         countries: body.country,
         channels: body.channels,
         taxonomy: body.taxonomy,
+        language: body.language,
         linkedStoreId: body.linked_store_id,
       });
       return reply.code(201).send(ok(request, created));

@@ -116,6 +116,8 @@ const tokenWithStoreQuery = reusableQuery(['storeId', 'tokenHash'], (db, p) =>
       's.mapping_profile',
       's.change_seq',
       's.pins_version',
+      's.language',
+      's.index_language',
       's.created_at',
       's.synonyms',
       's.complements',
@@ -177,6 +179,20 @@ export async function shopperKey(db: Db, storeId: string, candidate: string): Pr
 
 export async function updateSearchRules(db: Db, storeId: string, rules: string | null) {
   await db.updateTable('stores').set({ search_rules: rules }).where('id', '=', storeId).execute();
+}
+
+/** A store's catalog language; the index language too when `indexLanguage` is given (a store with nothing to re-index). */
+export async function updateLanguage(db: Db, storeId: string, language: string, indexLanguage?: string) {
+  await db
+    .updateTable('stores')
+    .set({ language, ...(indexLanguage ? { index_language: indexLanguage } : {}) })
+    .where('id', '=', storeId)
+    .execute();
+}
+
+/** The language a store's text index now holds (the rebuild that switched it commits with it). */
+export async function updateIndexLanguage(db: Db, storeId: string, language: string) {
+  await db.updateTable('stores').set({ index_language: language }).where('id', '=', storeId).execute();
 }
 
 export async function updateVocabulary(db: Db, storeId: string, vocabulary: string | null) {

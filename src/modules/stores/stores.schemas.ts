@@ -11,6 +11,10 @@ const StoreDetails = Type.Object({
     description: 'channel code -> number of distinct parent_codes with at least one asset link on it',
   }),
   store_taxonomy: Type.String(),
+  store_language: Type.String({
+    description:
+      "the catalog's language (BCP 47 primary tag: en, fr, de, es, it, nl, pt, sv, da): how text search and the catalog vocabulary read it (extension)",
+  }),
 });
 const pendingCount = (description: string) => Type.Integer({ minimum: 0, description });
 /** GET /v1/stores: the store's details and its indexes' freshness. */
@@ -64,6 +68,11 @@ export const CreateStoreBody = Type.Object(
       Type.Array(Type.String(), { description: 'the first is the default channel; none: one channel "default"' }),
     ),
     taxonomy: Type.Optional(Type.String({ minLength: 1 })),
+    language: Type.Optional(
+      Type.String({
+        description: `the catalog's language, a BCP 47 tag (en, fr, de, es, it, nl, pt, sv, da; a region such as fr-CA is read as its language); default en. Another: 422 listing the supported ones`,
+      }),
+    ),
     linked_store_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
   { additionalProperties: false },

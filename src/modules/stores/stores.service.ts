@@ -10,6 +10,7 @@ import * as repo from './stores.repository.js';
 import { CorsPolicy } from './cors-policy.js';
 import { storeFromRow, type Store, type StoreDetails } from './store.js';
 import { MAX_NAME_LENGTH } from '../../catalog/limits.js';
+import { DEFAULT_LANGUAGE, normalizeLanguage, SUPPORTED_LANGUAGES } from '../../languages/languages.js';
 
 export interface CreateStoreInput {
   workspaceName: string;
@@ -18,7 +19,19 @@ export interface CreateStoreInput {
   countries?: string[];
   channels?: string[];
   taxonomy?: string;
+  language?: string;
   linkedStoreId?: string | null;
+}
+
+/** A language tag to the supported primary tag it names; 422 naming `field` and listing the supported ones. */
+export function checkLanguage(tag: unknown, field = 'language'): string {
+  const language = typeof tag === 'string' ? normalizeLanguage(tag) : undefined;
+  if (!language)
+    throw new InvalidInputError(
+      `${field} ${JSON.stringify(tag)} is not a supported catalog language; supported: ${SUPPORTED_LANGUAGES.join(', ')}`,
+      field,
+    );
+  return language;
 }
 
 export interface CreatedStore {
@@ -67,7 +80,8 @@ function checkStoreInput(input: CreateStoreInput) {
   if (new Set(channels).size !== channels.length) throw new InvalidInputError('channels must not repeat', 'channel');
   const taxonomy = (input.taxonomy ?? 'fashion').trim();
   if (!taxonomy) throw new InvalidInputError('taxonomy must not be empty', 'taxonomy');
-  return { workspaceName, name, website, countries: [...new Set(countries)], channels, taxonomy };
+  const language = input.language === undefined ? DEFAULT_LANGUAGE : checkLanguage(input.language);
+  return { workspaceName, name, website, countries: [...new Set(countries)], channels, taxonomy, language };
 }
 
 /** Workspaces and stores: what the operator creates (CLI and /admin/v1) and /v1 reads. Tokens: tokens.service.ts. */
@@ -110,6 +124,8 @@ export class StoresService {
           channels: JSON.stringify(checked.channels),
           default_channel: checked.channels[0],
           taxonomy: checked.taxonomy,
+          language: checked.language,
+          index_language: checked.language,
           linked_store_id: input.linkedStoreId || null,
           mapping_profile: JSON.stringify(defaultMappingProfile()),
           created_at: now,
@@ -221,6 +237,7 @@ export class StoresService {
       country: store.countries,
       channels,
       store_taxonomy: store.taxonomy,
+      store_language: store.language,
     };
   }
 
@@ -261,6 +278,19 @@ export class StoresService {
   /** Every store's id and change sequence (in-memory indexes poll it to stay warm). */
   changeSequences(): Promise<Array<{ id: string; change_seq: number }>> {
     return repo.changeSequences(this.storage.db);
+  }
+
+  /**
+   * Sets a store's catalog language, in the caller's transaction. The text index keeps answering in
+   * its language until the search module has rebuilt it (`indexLanguage` given: nothing to rebuild).
+   */
+  async setLanguage(storeId: string, language: string, db: Db, indexLanguage?: string): Promise<void> {
+    await repo.updateLanguage(db, storeId, language, indexLanguage);
+  }
+
+  /** The language a store's text index holds, in the transaction of the rebuild that switched it. */
+  async setIndexLanguage(storeId: string, language: string, db: Db): Promise<void> {
+    await repo.updateIndexLanguage(db, storeId, language);
   }
 
   /** Stores a store's vocabulary overrides (JSON; null for none). The vocabulary module owns their meaning. */

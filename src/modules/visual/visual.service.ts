@@ -9,7 +9,7 @@ import type { ImageJobs } from './image-jobs.js';
 import type { VisualIndexes } from './visual-index.js';
 import type { ImageCatalog } from './image-catalog.js';
 import { parseFiltersParam } from '../../catalog/filters.js';
-import { vocabularyForOverrides } from '../../catalog/vocabulary/store-vocabulary.js';
+import { vocabularyForStore } from '../../catalog/vocabulary/store-vocabulary.js';
 
 export interface VisualPage {
   offset: number;
@@ -49,7 +49,7 @@ export class VisualService {
     page: VisualPage,
   ): Promise<VisualResult> {
     // The catalog's one filter language, Department read with the store's own overrides.
-    const resolver = vocabularyForOverrides(store.vocabularyOverrides);
+    const resolver = vocabularyForStore(store);
     const filters = parseFiltersParam(filtersParam, resolver);
     if (image.length === 0) throw new InvalidRequestError("multipart field 'image' is an empty file", 'image');
     const [vector] = await this.vision.embed([image]);

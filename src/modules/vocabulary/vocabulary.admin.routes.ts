@@ -1,5 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { VocabularyOverridesSchema, VocabularyReportSchema } from './vocabulary.schemas.js';
+import {
+  StoreLanguageBody,
+  StoreLanguageSchema,
+  VocabularyOverridesSchema,
+  VocabularyReportSchema,
+} from './vocabulary.schemas.js';
 import type { VocabularyService } from './vocabulary.service.js';
 import { storeSettingRoutes } from '../../http/store-setting-routes.js';
 
@@ -28,6 +33,24 @@ export const vocabularyAdminRoutes: FastifyPluginAsyncTypebox<{ vocabulary: Voca
       description:
         'Replaces every section (an absent section is emptied). Labels match however written (case, punctuation, plural); an override for a label the store does not have yet is kept and applies when it appears. Applied at once to complete the look; search and collections follow the products concerned within a moment. 422 names an unknown group, audience or colour family. Answers the new report.',
       handle: (store, body) => vocabulary.setOverrides(store, body),
+    },
+  });
+  storeSettingRoutes(app, {
+    path: 'language',
+    tags,
+    body: StoreLanguageBody,
+    response: StoreLanguageSchema,
+    read: {
+      operationId: 'adminGetStoreLanguage',
+      summary: "A store's catalog language, and the language its text index answers in",
+      handle: (store) => vocabulary.language(store),
+    },
+    replace: {
+      operationId: 'adminSetStoreLanguage',
+      summary: "Set a store's catalog language",
+      description:
+        "The language text search, suggestions and the catalog vocabulary read the store's catalog in (stemmer, stop words, elisions, compounds; garment, audience and colour words). The catalog vocabulary follows at once; the text index is rebuilt in the background and the old one answers until the new one commits (`reindexing` true meanwhile; GET /v1/stores `indexes.pending.search` counts it). An unsupported tag: 422 listing the supported ones.",
+      handle: (store, body) => vocabulary.setLanguage(store, body),
     },
   });
 };

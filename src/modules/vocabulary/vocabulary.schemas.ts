@@ -3,6 +3,24 @@ import { Type } from '@sinclair/typebox';
 const How = (values: string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const LabelMap = (description: string) => Type.Record(Type.String(), Type.String(), { description });
 
+export const StoreLanguageBody = Type.Object(
+  {
+    language: Type.String({
+      description: 'a BCP 47 tag: en, fr, de, es, it, nl, pt, sv or da (a region such as fr-CA is read as its language)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const StoreLanguageSchema = Type.Object({
+  store_uuid: Type.String(),
+  language: Type.String({ description: "the store's catalog language" }),
+  index_language: Type.String({
+    description: 'the language text search answers in: the previous one until the rebuilt index commits',
+  }),
+  reindexing: Type.Boolean({ description: 'the text index is being rebuilt in the new language' }),
+});
+
 export const VocabularyOverridesSchema = Type.Object({
   categories: Type.Optional(
     LabelMap('category label -> complement group of the store taxonomy (e.g. "Sleep Bag": "NIGHTWEAR"), or UNPLACED'),

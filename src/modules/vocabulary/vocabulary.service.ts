@@ -1,6 +1,6 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { inTransaction } from '../../storage/transactions.js';
-import type { ChangeFeed } from '../../storage/change-feed.js';
+import type { ChangeEntry, ChangeFeed } from '../../storage/change-feed.js';
 import { AUDIENCES } from '../../catalog/vocabulary/audiences.js';
 import { COLOUR_FAMILIES } from '../../catalog/vocabulary/colours.js';
 import { labelKey } from '../../catalog/vocabulary/labels.js';
@@ -14,6 +14,26 @@ import {
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { ComplementsService } from '../complements/complements.service.js';
+import { checkLanguage } from '../stores/stores.service.js';
+import type { Store } from '../stores/store.js';
+
+/** A store's catalog language as the operator API answers it. */
+export interface StoreLanguage {
+  store_uuid: string;
+  language: string;
+  /** The language text search answers in: the previous one until the rebuilt index commits. */
+  index_language: string;
+  reindexing: boolean;
+}
+
+function languageOf(store: Pick<Store, 'id' | 'language' | 'indexLanguage'>): StoreLanguage {
+  return {
+    store_uuid: store.id,
+    language: store.language,
+    index_language: store.indexLanguage,
+    reindexing: store.language !== store.indexLanguage,
+  };
+}
 
 /** Label keys whose override was added, removed or changed. */
 function changedKeys(before: Record<string, string>, after: Record<string, string>): Set<string> {
@@ -52,6 +72,36 @@ export class VocabularyService {
       audiences: [...AUDIENCES],
       colour_families: [...COLOUR_FAMILIES],
     };
+  }
+
+  async language(storeUuid: string): Promise<StoreLanguage> {
+    return languageOf(await this.stores.getStore(storeUuid));
+  }
+
+  /**
+   * Sets a store's catalog language (422 listing the supported ones). The catalog vocabulary reads the
+   * store's labels in it at once (complete the look rebuilds); the text index is rebuilt in the
+   * background by the search follower, the old index answering until the new one commits; every
+   * product goes back through the change log so collections and search documents follow.
+   */
+  async setLanguage(storeUuid: string, input: unknown): Promise<StoreLanguage> {
+    const tag = input !== null && typeof input === 'object' ? (input as { language?: unknown }).language : input;
+    const language = checkLanguage(tag);
+    const store = await this.stores.getStore(storeUuid);
+    if (language === store.language) return languageOf(store);
+    await inTransaction(this.storage, async (trx) => {
+      const seq = await this.changes.latest(store.id, trx);
+      // A store without products has no index to rebuild: it switches at once.
+      await this.stores.setLanguage(store.id, language, trx, seq === 0 ? language : undefined);
+      if (seq === 0) return;
+      const touched: ChangeEntry[] = [{ entity: 'store', key: 'language', op: 'updated', status: null, fields: [] }];
+      for await (const page of this.products.pageAll(store.id, { pageSize: 2000, db: trx }))
+        for (const product of page)
+          touched.push({ entity: 'product', key: product.code, op: 'updated', status: product.status, fields: [] });
+      await this.changes.append(trx, store.id, touched);
+    });
+    this.complements.invalidate(store.id);
+    return this.language(storeUuid);
   }
 
   async overrides(storeUuid: string): Promise<VocabularyOverrides> {
