@@ -56,8 +56,10 @@ export interface Analyzer {
   rawTokens(text: string): string[];
   /** A folded word to its stem. */
   stem(rawToken: string): string;
-  /** What the index stores for a text: stems, stop words dropped, compounds followed by their parts. */
+  /** What the index stores for a text: stems, stop words dropped. */
   analyze(text: string): string[];
+  /** The catalog words of a text's compounds (`Sommerkleid` -> sommer, kleid), indexed below the text's own words. */
+  compoundTerms(text: string): string[];
   /** The stems of the catalog words a compound is made of ([] when it is none). */
   compoundParts(rawToken: string): string[];
   isStopWord(rawToken: string): boolean;
@@ -69,6 +71,7 @@ const ENGLISH: Analyzer = {
   stem,
   analyze,
   compoundParts: () => [],
+  compoundTerms: () => [],
   isStopWord: () => false,
 };
 
@@ -133,12 +136,12 @@ class LanguageAnalyzer implements Analyzer {
   analyze(text: string): string[] {
     const words = this.rawTokens(text);
     const kept = words.filter((w) => !this.#stops.has(w));
-    const out: string[] = [];
-    for (const word of kept.length > 0 ? kept : words) {
-      out.push(this.stem(word));
-      for (const part of this.compoundParts(word)) out.push(part);
-    }
-    return out;
+    return (kept.length > 0 ? kept : words).map((word) => this.stem(word));
+  }
+
+  compoundTerms(text: string): string[] {
+    if (this.#heads.size === 0) return [];
+    return this.rawTokens(text).flatMap((word) => this.compoundParts(word));
   }
 
   compoundParts(rawToken: string): string[] {

@@ -81,7 +81,8 @@ export function planQuery(
     // what the catalog vocabulary resolved ("women" finds `Ladieswear` products, "ladies" finds
     // `Women`). A store that says the word itself is searched by its own words, as without the vocabulary.
     if (options.concepts && !finished)
-      for (const concept of queryConceptTokens(raw[i], languages)) alternatives.push({ kind: 'concept', token: concept });
+      for (const concept of queryConceptTokens(raw[i], languages))
+        alternatives.push({ kind: 'concept', token: concept });
     if (i === tokens.length - 1 && (options.lastWordIsPrefix ?? true) && raw[i].length >= 2 && !finished)
       alternatives.push({ kind: 'prefix', token: raw[i] });
     clauses.push(alternatives);

@@ -40,6 +40,93 @@ const KINDS: Array<{
   { kind: 'colours', title: 'Colours', understood: (r) => r.family ?? '', choices: (v) => v.colour_families },
 ];
 
+interface StoreLanguage {
+  language: string;
+  index_language: string;
+  reindexing: boolean;
+  supported: string[];
+}
+
+const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'English',
+  fr: 'French',
+  de: 'German',
+  es: 'Spanish',
+  it: 'Italian',
+  nl: 'Dutch',
+  pt: 'Portuguese',
+  sv: 'Swedish',
+  da: 'Danish',
+};
+const languageName = (code: string) => `${LANGUAGE_NAMES[code] ?? code} (${code})`;
+
+/** The store's catalog language: shown, and changed (the text index is rebuilt in the background). */
+function LanguageSection({ ctx }: { ctx: StoreContext }) {
+  const path = `/admin/v1/stores/${encodeURIComponent(ctx.store.store_uuid)}/language`;
+  const loaded = useLoad((signal) => call<StoreLanguage>(path, { admin: true, signal }), path);
+  const [current, setCurrent] = useState<StoreLanguage | null>(null);
+  const [chosen, setChosen] = useState('');
+  const [save, setSave] = useState<{ error?: unknown; busy?: boolean }>({});
+  useEffect(() => {
+    if (loaded.data) {
+      setCurrent(loaded.data);
+      setChosen(loaded.data.language);
+    }
+  }, [loaded.data]);
+  // While the index is rebuilt, look again now and then.
+  useEffect(() => {
+    if (!current?.reindexing) return;
+    const timer = setTimeout(() => {
+      void call<StoreLanguage>(path, { admin: true }).then(setCurrent, () => undefined);
+    }, 2000);
+    return () => clearTimeout(timer);
+  }, [current, path]);
+  const submit = async () => {
+    setSave({ busy: true });
+    try {
+      setCurrent(await call<StoreLanguage>(path, { method: 'PUT', admin: true, json: { language: chosen } }));
+      setSave({});
+    } catch (error) {
+      setSave({ error });
+    }
+  };
+  return (
+    <Section title="Catalog language">
+      <ErrorNotice error={loaded.error} />
+      {current ? (
+        <>
+          <p>
+            <label>
+              Language of the catalog{' '}
+              <select
+                aria-label="Catalog language"
+                data-testid="store-language"
+                value={chosen}
+                onChange={(e) => setChosen(e.currentTarget.value)}
+              >
+                {current.supported.map((code) => (
+                  <option key={code} value={code}>
+                    {languageName(code)}
+                  </option>
+                ))}
+              </select>
+            </label>{' '}
+            <button type="button" onClick={() => void submit()} disabled={save.busy || chosen === current.language}>
+              Change language
+            </button>
+          </p>
+          <p role="status" class="hint">
+            {current.reindexing
+              ? `Re-indexing in ${languageName(current.language)}: search answers in ${languageName(current.index_language)} until it is done.`
+              : `Search, suggestions and this vocabulary read the catalog in ${languageName(current.language)}.`}
+          </p>
+          <ErrorNotice error={save.error} />
+        </>
+      ) : null}
+    </Section>
+  );
+}
+
 export function VocabularyScreen({ ctx }: { ctx: StoreContext }) {
   const path = `/admin/v1/stores/${encodeURIComponent(ctx.store.store_uuid)}/vocabulary`;
   const loaded = useLoad((signal) => call<Vocabulary>(path, { admin: true, signal }), path);
@@ -81,6 +168,7 @@ export function VocabularyScreen({ ctx }: { ctx: StoreContext }) {
         How Vitrine read this store’s own words. An override wins over what was guessed; it applies to complete the look
         at once and to search and collections within a moment.
       </p>
+      <LanguageSection ctx={ctx} />
       <ErrorNotice error={loaded.error} />
       {vocabulary && overrides ? (
         <>

@@ -103,7 +103,12 @@ function buildLexicons(): Map<string, Lexicon> {
         byKey.set(key, entry);
       }
     }
-    const titleStops = new Set((data.titleStops ?? '').split(/\s+/).filter(Boolean).map((w) => labelKeyIn(w, data.code)));
+    const titleStops = new Set(
+      (data.titleStops ?? '')
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((w) => labelKeyIn(w, data.code)),
+    );
     lexicons.set(data.code, { language: data.code, byKey, headFirst: data.headFirst ?? false, titleStops });
   }
   return lexicons;
@@ -126,6 +131,11 @@ function lookup(label: string, language = 'en'): CategoryMatch | undefined {
   if (!entry) return undefined;
   const how = entry.written.has(label.trim().toLowerCase()) ? 'exact' : 'folded';
   return { concept: entry.concept, group: entry.group, how };
+}
+
+/** Whether a label is one of a language's garment labels as written (no head word, no compound split). */
+export function isGarmentLabel(label: string, language: string): boolean {
+  return lookup(label, language) !== undefined;
 }
 
 /**

@@ -175,9 +175,13 @@ const ISH: Record<string, ColourFamily> = {
 };
 
 // Lightness words of the other catalog languages ("bleu clair", "dunkelblau", "verde oscuro").
-for (const word of 'clair claire claires clairs hell hellen licht lichte claro clara claros claras chiaro chiara chiari chiare ljus ljusa lys lyse'.split(' '))
+for (const word of 'clair claire claires clairs hell hellen licht lichte claro clara claros claras chiaro chiara chiari chiare ljus ljusa lys lyse'.split(
+  ' ',
+))
   LIGHTNESS[word] = 'light';
-for (const word of 'fonce foncee fonces foncees dunkel dunkle dunkler donker donkere oscuro oscura oscuros oscuras scuro scura scuri scure escuro escura mork morka mørk mørke'.split(' '))
+for (const word of 'fonce foncee fonces foncees dunkel dunkle dunkler donker donkere oscuro oscura oscuros oscuras scuro scura scuri scure escuro escura mork morka mørk mørke'.split(
+  ' ',
+))
   LIGHTNESS[word] = 'dark';
 
 /** A family and its shades in one of the other languages: shades by key, and the family's own names. */
@@ -195,7 +199,10 @@ const COLOUR_LEXICONS = new Map<string, ColourLexicon>();
 for (const data of OTHER_LANGUAGES) {
   const lexicon: ColourLexicon = { shades: new Map(), families: new Map() };
   for (const [family, list] of Object.entries(data.colours) as Array<[ColourFamily, string]>) {
-    const names = list.split(',').map((name) => name.trim()).filter(Boolean);
+    const names = list
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     const own = labelKeyIn(names[0], data.code);
     const base = SHADES.get(family)!;
     for (const name of names) {
@@ -214,7 +221,10 @@ const CHROMATIC = new Set<ColourFamily>(['red', 'pink', 'orange', 'yellow', 'gre
 /** The family a query word names, for search ("gray" -> grey, "golden" -> gold); only family names, not shades. */
 export function familyOfWord(word: string, order: readonly string[] = ['en']): ColourFamily | undefined {
   for (const language of order) {
-    const family = language === 'en' ? englishFamilyOfWord(word) : COLOUR_LEXICONS.get(language)?.families.get(labelKeyIn(word, language));
+    const family =
+      language === 'en'
+        ? englishFamilyOfWord(word)
+        : COLOUR_LEXICONS.get(language)?.families.get(labelKeyIn(word, language));
     if (family) return family;
   }
   return undefined;
@@ -249,15 +259,22 @@ export function resolveColour(label: string, order: readonly string[] = ENGLISH_
 /** A colour label in one of the other languages: the whole label, else its last colour word, with a lightness word. */
 function resolveColourIn(label: string, language: string): ColourResolution | undefined {
   const lexicon = COLOUR_LEXICONS.get(language)!;
-  const whole = lexicon.shades.get(labelKeyIn(label, language));
-  if (whole) return { ...whole, how: 'folded' };
-  const words = labelWordsWithParts(label, language, (word) => lexicon.shades.has(word));
-  const shade = words
-    .map((word) => lexicon.shades.get(word))
-    .reverse()
-    .find((found) => found !== undefined);
+  const shade =
+    lexicon.shades.get(labelKeyIn(label, language)) ??
+    labelWordsWithParts(label, language, (word) => lexicon.shades.has(word))
+      .map((word) => lexicon.shades.get(word))
+      .reverse()
+      .find((found) => found !== undefined);
   if (!shade) return undefined;
-  const lightness = labelWords(label).map((w) => LIGHTNESS[w]).find((l) => l !== undefined);
+  // A lightness word, alone ("bleu clair") or at the front of a compound ("Dunkelblau", "lichtblauw").
+  const lightnessOf = (word: string) =>
+    LIGHTNESS[word] ??
+    Object.entries(LIGHTNESS).find(
+      ([prefix]) => prefix.length >= 4 && word.length > prefix.length + 2 && word.startsWith(prefix),
+    )?.[1];
+  const lightness = labelWords(label)
+    .map(lightnessOf)
+    .find((l) => l !== undefined);
   return { ...shade, lightness: lightness ?? shade.lightness, how: 'folded' };
 }
 

@@ -1,7 +1,7 @@
 import { analyze } from '../../search/analyzer.js';
 import { audienceOfWord, audienceSearchWords } from './audiences.js';
 import { familyOfWord } from './colours.js';
-import { resolveCategoryLabel } from './categories.js';
+import { isGarmentLabel, resolveCategoryLabel } from './categories.js';
 import type { StoreVocabulary } from './store-vocabulary.js';
 
 /**
@@ -45,5 +45,9 @@ export function queryConceptTokens(rawWord: string, languages: readonly string[]
  */
 export function isCatalogWord(rawWord: string, languages: readonly string[] = ['en']): boolean {
   if (audienceOfWord(rawWord, languages) !== undefined || familyOfWord(rawWord, languages) !== undefined) return true;
-  return !/\s/.test(rawWord.trim()) && resolveCategoryLabel(rawWord, languages) !== undefined;
+  if (/\s/.test(rawWord.trim())) return false;
+  // English as before (a label or its head word); another language's word only as written, never a
+  // compound split into one ("ambanduhren", a typo, is no word the vocabulary knows).
+  if (languages.includes('en') && resolveCategoryLabel(rawWord, ['en']) !== undefined) return true;
+  return languages.some((language) => language !== 'en' && isGarmentLabel(rawWord, language));
 }

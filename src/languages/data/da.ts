@@ -8,7 +8,8 @@ export const danish: LanguageData = {
   keep: 'top toppe',
   compounds: true,
   titleStops: 'med til uden',
-  forms: 'bh’er bh, bher bh, t-shirts t-shirt, sko sko, bukser buks, nederdele nederdel, jakker jakke, tasker taske, mænd mand',
+  forms:
+    'bh’er bh, bher bh, t-shirts t-shirt, sko sko, bukser buks, nederdele nederdel, jakker jakke, tasker taske, mænd mand',
   garments: {
     shirt: 'skjorte, skjorter, flonelsskjorte, cowboyskjorte',
     't-shirt': 't-shirt, t-shirts, tshirt, langærmet t-shirt',

@@ -8,7 +8,8 @@ export const german: LanguageData = {
   keep: 'top tops oben',
   compounds: true,
   titleStops: 'mit für ohne',
-  forms: 'bhs bh, t-shirts t-shirt, tshirts tshirt, shirts shirt, tops top, jeans jeans, shorts shorts, sneakers sneaker, pullis pulli, hoodies hoodie, leggins leggings, röcke rock, roecke rock, mäntel mantel, maentel mantel, strümpfe strumpf, hüte hut, tücher tuch',
+  forms:
+    'bhs bh, t-shirts t-shirt, tshirts tshirt, shirts shirt, tops top, sneakers sneaker, pullis pulli, hoodies hoodie, leggins leggings, röcke rock, roecke rock, mäntel mantel, maentel mantel, strümpfe strumpf, hüte hut, tücher tuch',
   garments: {
     shirt: 'hemd, hemden, oberhemd, bluse hemd, flanellhemd',
     't-shirt': 't-shirt, t-shirts, tshirt, shirt, shirts, langarmshirt, kurzarmshirt',
@@ -21,7 +22,7 @@ export const german: LanguageData = {
     bodysuit: 'body, bodys, strampler',
     blouse: 'bluse, blusen',
     jacket: 'jacke, jacken, steppjacke, daunenjacke, lederjacke, jeansjacke, windjacke, anorak, weste',
-    coat: 'mantel, mäntel, parka, parkas, trenchcoat, wintermantel, regenmantel, cape, poncho',
+    coat: 'mantel, mäntel, parka, parkas, trenchcoat, wintermantel, regenmantel, poncho',
     blazer: 'blazer, sakko, sakkos',
     waistcoat: 'anzugweste',
     suit: 'anzug, anzüge, kostüm, smoking',
@@ -31,7 +32,7 @@ export const german: LanguageData = {
     skirt: 'rock, röcke, minirock, midirock, maxirock, faltenrock',
     capris: 'caprihose, caprihosen, dreiviertelhose',
     leggings: 'leggings, leggins, tights leggings',
-    tights: 'strumpfhose, strumpfhosen, strümpfe',
+    tights: 'strumpfhose, strumpfhosen',
     tracksuit: 'trainingsanzug, trainingsanzüge, jogginganzug',
     dress: 'kleid, kleider, sommerkleid, abendkleid, cocktailkleid, blusenkleid, strickkleid, maxikleid, minikleid',
     jumpsuit: 'jumpsuit, jumpsuits, overall, overalls, latzhose, einteiler',
@@ -46,7 +47,8 @@ export const german: LanguageData = {
     swimsuit: 'badeanzug, badeanzüge, badebekleidung',
     bikini: 'bikini, bikinis, bikinioberteil, bikinihose, tankini',
     'swim shorts': 'badeshorts, badehose, badehosen',
-    shoes: 'schuh, schuhe, halbschuhe, schnürschuhe, slipper, loafer, mokassin, espadrilles, pantolette, pantoletten, clogs',
+    shoes:
+      'schuh, schuhe, halbschuhe, schnürschuhe, slipper, loafer, mokassin, espadrilles, pantolette, pantoletten, clogs',
     sneakers: 'sneaker, sneakers, turnschuh, turnschuhe, sportschuh, sportschuhe, laufschuh, laufschuhe',
     boots: 'stiefel, stiefelette, stiefeletten, boots, gummistiefel',
     heels: 'pumps, high heels, absatzschuhe, highheels',

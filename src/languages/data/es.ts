@@ -8,7 +8,8 @@ export const spanish: LanguageData = {
   keep: 'top tops',
   headFirst: true,
   titleStops: 'con para sin',
-  forms: 'jerséis jersey, jerseis jersey, jerseys jersey, mujeres mujer, bodis body, bodies body, blancas blanco, blanca blanco, blancos blanco, negras negro, negra negro, negros negro, rojas rojo, roja rojo, rojos rojo, amarillas amarillo, amarilla amarillo, moradas morado, morada morado, doradas dorado, dorada dorado, plateada plateado, vaqueros vaquero, pies pie',
+  forms:
+    'jerséis jersey, jerseis jersey, jerseys jersey, mujeres mujer, bodis body, bodies body, blancas blanco, blanca blanco, blancos blanco, negras negro, negra negro, negros negro, rojas rojo, roja rojo, rojos rojo, amarillas amarillo, amarilla amarillo, moradas morado, morada morado, doradas dorado, dorada dorado, plateada plateado, vaqueros vaquero, pies pie',
   garments: {
     shirt: 'camisa, camisas, sobrecamisa',
     't-shirt': 'camiseta, camisetas, playera, playeras, remera, remeras',
@@ -17,7 +18,7 @@ export const spanish: LanguageData = {
     tunic: 'túnica, túnicas',
     sweater: 'jersey, jerséis, suéter, suéteres, pullover, punto, jersey de punto',
     cardigan: 'cárdigan, cárdigans, chaqueta de punto',
-    sweatshirt: 'sudadera, sudaderas, sudadera con capucha, polar, forro polar',
+    sweatshirt: 'sudadera, sudaderas, sudadera con capucha, forro polar',
     bodysuit: 'body, bodis, pelele',
     blouse: 'blusa, blusas',
     jacket: 'chaqueta, chaquetas, cazadora, cazadoras, chamarra, plumífero, anorak, chaleco acolchado',
@@ -68,7 +69,7 @@ export const spanish: LanguageData = {
     ring: 'anillo, anillos, sortija',
     sunglasses: 'gafas, gafas de sol, lentes, anteojos',
     cap: 'gorra, gorras',
-    hat: 'sombrero, sombreros, gorro, gorros, boina',
+    hat: 'sombrero, sombreros, boina, boinas',
     tie: 'corbata, corbatas, pajarita',
     cufflinks: 'gemelos',
     scarf: 'bufanda, bufandas, pañuelo, pañuelos, fular, chal, estola',

@@ -6,10 +6,11 @@ export const french: LanguageData = {
   stemmer: 'french',
   stopwords: 'fra',
   keep: 'haut hauts or',
-  elisions: "l d j m n s t c qu jusqu lorsqu puisqu quoiqu",
+  elisions: 'l d j m n s t c qu jusqu lorsqu puisqu quoiqu',
   headFirst: true,
   titleStops: 'avec pour sans',
-  forms: 'bijoux bijou, chapeaux chapeau, manteaux manteau, maillots maillot, blanches blanc, blanche blanc, rousses roux, rousse roux, violettes violet, violette violet, vertes vert, verte vert, noire noir, noires noir, grises gris, grise gris, brunes brun, brune brun, bleue bleu, bleues bleu, jeans jean, tee-shirts tee-shirt, sweats sweat, bodys body, legging leggings',
+  forms:
+    'bijoux bijou, chapeaux chapeau, manteaux manteau, maillots maillot, blanches blanc, blanche blanc, rousses roux, rousse roux, violettes violet, violette violet, vertes vert, verte vert, noire noir, noires noir, grises gris, grise gris, brunes brun, brune brun, bleue bleu, bleues bleu, jeans jean, tee-shirts tee-shirt, sweats sweat, bodys body, legging leggings',
   garments: {
     shirt: 'chemise, chemises, surchemise, chemise en jean, chemise en lin',
     't-shirt': 't-shirt, t-shirts, tee-shirt, tee shirt, tshirt, tee',
@@ -48,8 +49,10 @@ export const french: LanguageData = {
     swimsuit: 'maillot de bain, maillots de bain, maillot une pièce',
     bikini: 'bikini, bikinis, haut de bikini, bas de bikini',
     'swim shorts': 'short de bain, shorts de bain',
-    shoes: 'chaussure, chaussures, mocassin, mocassins, derby, richelieu, richelieus, espadrille, espadrilles, mule, mules',
-    sneakers: 'basket, baskets, sneaker, sneakers, chaussure de sport, chaussures de sport, tennis, chaussure de running',
+    shoes:
+      'chaussure, chaussures, mocassin, mocassins, derby, richelieu, richelieus, espadrille, espadrilles, mule, mules',
+    sneakers:
+      'basket, baskets, sneaker, sneakers, chaussure de sport, chaussures de sport, tennis, chaussure de running',
     boots: 'botte, bottes, bottine, bottines, boots',
     heels: 'escarpin, escarpins, talon, talons, chaussures à talons',
     flats: 'ballerine, ballerines',

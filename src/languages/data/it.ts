@@ -6,10 +6,11 @@ export const italian: LanguageData = {
   stemmer: 'italian',
   stopwords: 'ita',
   keep: 'top',
-  elisions: "l dell all dall nell sull coll d un quell quest c",
+  elisions: 'l dell all dall nell sull coll d un quell quest c',
   headFirst: true,
   titleStops: 'con per senza',
-  forms: 'uomini uomo, donne donna, bambini bambino, bambine bambina, bianche bianco, bianca bianco, bianchi bianco, nera nero, neri nero, nere nero, grigie grigio, grigi grigio, rosse rosso, rossa rosso, rossi rosso, gialle giallo, gialla giallo, gialli giallo, camicie camicia, maglie maglia, giacche giacca, borse borsa, scarpe scarpa',
+  forms:
+    'uomini uomo, donne donna, bambini bambino, bambine bambina, bianche bianco, bianca bianco, bianchi bianco, nera nero, neri nero, nere nero, grigie grigio, grigi grigio, rosse rosso, rossa rosso, rossi rosso, gialle giallo, gialla giallo, gialli giallo, camicie camicia, maglie maglia, giacche giacca, borse borsa, scarpe scarpa',
   garments: {
     shirt: 'camicia, camicie, camicia di jeans',
     't-shirt': 't-shirt, tshirt, maglietta, magliette',

@@ -8,7 +8,8 @@ export const dutch: LanguageData = {
   keep: 'top tops',
   compounds: true,
   titleStops: 'met voor zonder',
-  forms: 'bhs bh, t-shirts t-shirt, shirts shirt, tops top, sneakers sneaker, schoenen schoen, kleren kleding, truien trui, rokken rok, jassen jas, tassen tas',
+  forms:
+    'bhs bh, t-shirts t-shirt, shirts shirt, tops top, sneakers sneaker, schoenen schoen, kleren kleding, truien trui, rokken rok, jassen jas, tassen tas',
   garments: {
     shirt: 'overhemd, overhemden, blouse overhemd, flanellen overhemd',
     't-shirt': 't-shirt, t-shirts, tshirt, shirt, shirts, longsleeve',
@@ -21,7 +22,7 @@ export const dutch: LanguageData = {
     bodysuit: 'romper, rompertje, body',
     blouse: 'blouse, blouses, bloes',
     jacket: 'jas, jassen, jack, jacks, jasje, jasjes, winterjas, gewatteerde jas, leren jas, spijkerjack, bodywarmer',
-    coat: 'mantel, mantels, parka, parka’s, trenchcoat, regenjas, cape, poncho',
+    coat: 'mantel, mantels, parka, parka’s, trenchcoat, regenjas, poncho',
     blazer: 'blazer, blazers, colbert, colberts',
     waistcoat: 'gilet, gilets',
     suit: 'pak, pakken, kostuum, kostuums, smoking',

@@ -8,7 +8,8 @@ export const portuguese: LanguageData = {
   keep: 'top tops',
   headFirst: true,
   titleStops: 'com para sem',
-  forms: 'mulheres mulher, homens homem, brancas branco, branca branco, brancos branco, pretas preto, preta preto, pretos preto, vermelhas vermelho, vermelha vermelho, amarelas amarelo, amarela amarelo, douradas dourado, dourada dourado, prateada prateado, cintos cinto, casacos casaco',
+  forms:
+    'mulheres mulher, homens homem, brancas branco, branca branco, brancos branco, pretas preto, preta preto, pretos preto, vermelhas vermelho, vermelha vermelho, amarelas amarelo, amarela amarelo, douradas dourado, dourada dourado, prateada prateado, cintos cinto, casacos casaco',
   garments: {
     shirt: 'camisa, camisas',
     't-shirt': 'camiseta, camisetas, t-shirt, t-shirts, tshirt',

@@ -8,7 +8,8 @@ export const swedish: LanguageData = {
   keep: 'top toppar',
   compounds: true,
   titleStops: 'med för utan',
-  forms: 'bh:ar bh, bhar bh, t-shirts t-shirt, skor sko, byxor byxa, kjolar kjol, jackor jacka, väskor väska, kläder klädsel, män man',
+  forms:
+    'bh:ar bh, bhar bh, t-shirts t-shirt, skor sko, byxor byxa, kjolar kjol, jackor jacka, väskor väska, kläder klädsel, män man',
   garments: {
     shirt: 'skjorta, skjortor, flanellskjorta, jeansskjorta',
     't-shirt': 't-shirt, t-shirts, tshirt, långärmad tröja',

@@ -23,7 +23,11 @@ export function documentFor(
   const category = `${textOf(attributes.Category)} ${textOf(attributes['Sub Category'])}`;
   const titleTerms = analyzer.analyze(title);
   const categoryTerms = analyzer.analyze(category);
-  const otherTerms = analyzer.analyze(other.join(' '));
+  // A compound's catalog words weigh as the other attributes: "Ring" outranks "Ohrringe" for "ring".
+  const otherTerms = [
+    ...analyzer.analyze(other.join(' ')),
+    ...analyzer.compoundTerms(`${title} ${category} ${other.join(' ')}`),
+  ];
   const conceptTerms = [...new Set(concepts)];
   return {
     productCode,

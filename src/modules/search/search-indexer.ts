@@ -74,14 +74,7 @@ export class SearchIndexer {
     );
   }
 
-  async #write(
-    trx: Db,
-    storeId: string,
-    products: ProductRecord[],
-    removed: string[],
-    seq: number,
-    store?: Store,
-  ) {
+  async #write(trx: Db, storeId: string, products: ProductRecord[], removed: string[], seq: number, store?: Store) {
     // Written in the language the index holds; a rebuild passes the store with its new language.
     const current = store ?? (await this.stores.getStore(storeId, trx));
     const language = store ? store.language : current.indexLanguage;

@@ -41,7 +41,10 @@ export async function suggest(
   // Completions, one per stem ("dress" and "dresses" are one suggestion), exact ones before fuzzy ones.
   const completions: string[] = [];
   const stems = new Set<string>();
-  const take = (terms: string[]) => {
+  const take = (found: string[]) => {
+    // A Snowball stem is no word ("rob" beside "robe"): a word of the catalog with that stem is shown instead.
+    const words = new Set(found.filter((term) => stem(term) !== term).map(stem));
+    const terms = analyzer.language === 'en' ? found : found.filter((term) => stem(term) !== term || !words.has(term));
     for (const term of terms) {
       if (completions.length >= input.limit) return;
       if (/^\d+$/.test(term) || stems.has(stem(term))) continue;

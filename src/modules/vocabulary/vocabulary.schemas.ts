@@ -6,7 +6,8 @@ const LabelMap = (description: string) => Type.Record(Type.String(), Type.String
 export const StoreLanguageBody = Type.Object(
   {
     language: Type.String({
-      description: 'a BCP 47 tag: en, fr, de, es, it, nl, pt, sv or da (a region such as fr-CA is read as its language)',
+      description:
+        'a BCP 47 tag: en, fr, de, es, it, nl, pt, sv or da (a region such as fr-CA is read as its language)',
     }),
   },
   { additionalProperties: false },
@@ -19,6 +20,7 @@ export const StoreLanguageSchema = Type.Object({
     description: 'the language text search answers in: the previous one until the rebuilt index commits',
   }),
   reindexing: Type.Boolean({ description: 'the text index is being rebuilt in the new language' }),
+  supported: Type.Array(Type.String(), { description: 'the languages a store may have' }),
 });
 
 export const VocabularyOverridesSchema = Type.Object({

@@ -15,6 +15,7 @@ import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { ComplementsService } from '../complements/complements.service.js';
 import { checkLanguage } from '../stores/stores.service.js';
+import { SUPPORTED_LANGUAGES } from '../../languages/languages.js';
 import type { Store } from '../stores/store.js';
 
 /** A store's catalog language as the operator API answers it. */
@@ -24,6 +25,7 @@ export interface StoreLanguage {
   /** The language text search answers in: the previous one until the rebuilt index commits. */
   index_language: string;
   reindexing: boolean;
+  supported: string[];
 }
 
 function languageOf(store: Pick<Store, 'id' | 'language' | 'indexLanguage'>): StoreLanguage {
@@ -32,6 +34,7 @@ function languageOf(store: Pick<Store, 'id' | 'language' | 'indexLanguage'>): St
     language: store.language,
     index_language: store.indexLanguage,
     reindexing: store.language !== store.indexLanguage,
+    supported: [...SUPPORTED_LANGUAGES],
   };
 }
 

@@ -201,6 +201,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/stores/{store_uuid}/language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A store's catalog language, and the language its text index answers in */
+        get: operations["adminGetStoreLanguage"];
+        /**
+         * Set a store's catalog language
+         * @description The language text search, suggestions and the catalog vocabulary read the store's catalog in (stemmer, stop words, elisions, compounds; garment, audience and colour words). The catalog vocabulary follows at once; the text index is rebuilt in the background and the old one answers until the new one commits (`reindexing` true meanwhile; GET /v1/stores `indexes.pending.search` counts it). An unsupported tag: 422 listing the supported ones.
+         */
+        put: operations["adminSetStoreLanguage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/stores/{store_uuid}/mapping": {
         parameters: {
             query?: never;
@@ -1569,6 +1590,8 @@ export interface components {
             };
             country: string[];
             linked_store_id: string | null;
+            /** @description the catalog's language (BCP 47 primary tag: en, fr, de, es, it, nl, pt, sv, da): how text search and the catalog vocabulary read it (extension) */
+            store_language: string;
             store_name: string;
             store_taxonomy: string;
             store_website: string | null;
@@ -1604,6 +1627,8 @@ export interface components {
             };
             country: string[];
             linked_store_id: string | null;
+            /** @description the catalog's language (BCP 47 primary tag: en, fr, de, es, it, nl, pt, sv, da): how text search and the catalog vocabulary read it (extension) */
+            store_language: string;
             store_name: string;
             store_taxonomy: string;
             store_website: string | null;
@@ -2185,6 +2210,8 @@ export interface operations {
                     /** @description the first is the default channel; none: one channel "default" */
                     channels?: string[];
                     country?: string[];
+                    /** @description the catalog's language, a BCP 47 tag (en, fr, de, es, it, nl, pt, sv, da; a region such as fr-CA is read as its language); default en. Another: 422 listing the supported ones */
+                    language?: string;
                     linked_store_id?: string | null;
                     name: string;
                     taxonomy?: string;
@@ -2663,6 +2690,103 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             413: components["responses"]["AdminPayloadTooLarge"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminGetStoreLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the language text search answers in: the previous one until the rebuilt index commits */
+                            index_language: string;
+                            /** @description the store's catalog language */
+                            language: string;
+                            /** @description the text index is being rebuilt in the new language */
+                            reindexing: boolean;
+                            store_uuid: string;
+                            /** @description the languages a store may have */
+                            supported: string[];
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminSetStoreLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a BCP 47 tag: en, fr, de, es, it, nl, pt, sv or da (a region such as fr-CA is read as its language) */
+                    language: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the language text search answers in: the previous one until the rebuilt index commits */
+                            index_language: string;
+                            /** @description the store's catalog language */
+                            language: string;
+                            /** @description the text index is being rebuilt in the new language */
+                            reindexing: boolean;
+                            store_uuid: string;
+                            /** @description the languages a store may have */
+                            supported: string[];
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
             429: components["responses"]["AdminRateLimited"];
             500: components["responses"]["AdminInternalError"];
