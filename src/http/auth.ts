@@ -28,6 +28,8 @@ export interface TenantAuthOptions {
   publishableRateLimitPerMinute: number;
   redis?: Redis;
   redisHealth?: RedisHealth;
+  /** A store a request of this process named: its in-memory indexes are kept warm from then on. */
+  onStoreServed?: (storeId: string) => void;
 }
 
 const SHOPPER_ENDPOINTS =
@@ -110,12 +112,13 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
   app.addHook('preHandler', async (request) => {
     if (!request.routeOptions.config.storeScoped) return;
     if (request.namedStore === null) throw new StoreNotFoundError();
-    if (request.namedStore) {
-      request.store = request.namedStore;
-      return;
-    }
-    const storeUuid = (request.query as { store_uuid?: string }).store_uuid ?? '';
-    request.store = await options.stores.getStoreForWorkspace(request.auth!.workspaceId, storeUuid);
+    request.store =
+      request.namedStore ??
+      (await options.stores.getStoreForWorkspace(
+        request.auth!.workspaceId,
+        (request.query as { store_uuid?: string }).store_uuid ?? '',
+      ));
+    options.onStoreServed?.(request.store.id);
   });
 }
 

@@ -496,6 +496,21 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await page.waitForURL(/products\/DRESS-1/);
   });
 
+  it('shows the catalog language and changes it, the text index rebuilt in the background', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/vocabulary`));
+    const select = page.getByLabel('Language of the catalog');
+    await select.waitFor();
+    assert.equal(await select.inputValue(), 'en');
+    await select.selectOption('fr');
+    await page.getByRole('button', { name: 'Change language' }).click();
+    const status = page.getByText(/read the catalog in French \(fr\)/);
+    await status.waitFor({ timeout: 15_000 });
+    const stores = await api('GET', `/v1/stores?store_uuid=${store.store_uuid}`, store.api_token);
+    assert.equal(stores.store_language, 'fr');
+    await page.screenshot({ path: path.join(dir, 'language.png') });
+    await api('PUT', `/admin/v1/stores/${store.store_uuid}/language`, ADMIN, { language: 'en' });
+  });
+
   it("shows another workspace's store typed into the URL as not found, and nothing of it", async () => {
     await page.goto(console(`#/s/${other.store_uuid}/products`));
     assert.match(await alertText(), /Store not found/);

@@ -98,12 +98,7 @@ function LanguageSection({ ctx }: { ctx: StoreContext }) {
           <p>
             <label>
               Language of the catalog{' '}
-              <select
-                aria-label="Catalog language"
-                data-testid="store-language"
-                value={chosen}
-                onChange={(e) => setChosen(e.currentTarget.value)}
-              >
+              <select data-testid="store-language" value={chosen} onChange={(e) => setChosen(e.currentTarget.value)}>
                 {current.supported.map((code) => (
                   <option key={code} value={code}>
                     {languageName(code)}

@@ -109,6 +109,15 @@ export class ComplementsService {
     return `${store.complementsTaxonomy ?? 'default'}\u0000${store.vocabularyOverrides ?? ''}\u0000${store.language}`;
   }
 
+  /**
+   * Keeps a store's index warm in this process from now on (any request of this process named it: a
+   * catalog being imported here is asked to complete the look here next). Stores this process never
+   * served are built on their first request, so a process serving a few of many stores holds those.
+   */
+  want(storeId: string) {
+    this.#wanted.add(storeId);
+  }
+
   /** Builds or catches up the indexes of stores whose catalog moved since the last pass. */
   async #warm() {
     for (const { id, change_seq: seq } of await this.stores.changeSequences()) {
