@@ -29,6 +29,7 @@ describeEachDialect('GET /v1/stores', (ctx) => {
         country: ['FR'],
         channels: { web: 0, app: 0 },
         store_taxonomy: 'fashion',
+        store_language: 'en',
         indexes: {
           caught_up: true,
           pending: { search: 0, vocabulary: 0, facets: 0, complements: 0, collections: 0, photos: 0 },
