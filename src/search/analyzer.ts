@@ -13,8 +13,16 @@ import { languageData, type LanguageData } from '../languages/languages.js';
 const COMBINING_MARKS = /\p{M}+/gu;
 const TOKEN_SEPARATORS = /[^\p{L}\p{N}]+/u;
 
+/** Letters that carry no combining mark to drop but are typed plainly: `weiss`, `laeder`, `brod`, `noeud`. */
+const PLAIN_LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', ø: 'o', œ: 'oe', đ: 'd', ł: 'l', þ: 'th' };
+const NOT_PLAIN = /[ßæøœđłþ]/g;
+
 export function foldText(text: string): string {
-  return text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(COMBINING_MARKS, '')
+    .toLowerCase()
+    .replace(NOT_PLAIN, (letter) => PLAIN_LETTERS[letter]);
 }
 
 /** English's light plural stemmer. */

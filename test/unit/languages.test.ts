@@ -47,6 +47,13 @@ describe('catalog languages: text analysis', () => {
     same('da', 'kjoler', 'kjole');
   });
 
+  it('folds letters typed plainly: weiß/weiss, læder/laeder, brød/brod', () => {
+    same('de', 'Weiß', 'weiss');
+    same('da', 'læderjakke', 'laederjakke');
+    same('da', 'brød', 'brod');
+    same('fr', 'nœud', 'noeud');
+  });
+
   it('carries the forms a stemmer misses: jerséis/jersey, BHs/BH, mujeres/mujer, blanches/blanc', () => {
     same('es', 'jerséis', 'jersey');
     same('de', 'BHs', 'BH');
