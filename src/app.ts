@@ -25,6 +25,8 @@ import { visualAdminRoutes } from './modules/visual/visual.admin.routes.js';
 import { importsAdminRoutes } from './modules/imports/imports.routes.js';
 import { vocabularyAdminRoutes } from './modules/vocabulary/vocabulary.admin.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
+import { taggingRoutes } from './modules/tagging/tagging.routes.js';
+import { taggingAdminRoutes } from './modules/tagging/tagging.admin.routes.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { collectionsRoutes } from './modules/collections/collections.routes.js';
@@ -137,6 +139,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
       await v1.register(collectionsRoutes, { collections: container.collections });
       await v1.register(complementsRoutes, { complements: container.complements });
       await v1.register(visualRoutes, { visual: container.visual });
+      await v1.register(taggingRoutes, { tagging: container.tagging });
       await v1.register(mediaRoutes, { media: container.media, publicUrl: config.publicUrl });
       await v1.register(changesRoutes, { changes: container.changes });
       await v1.register(eventsRoutes, { events: container.events });
@@ -164,6 +167,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         await admin.register(visualAdminRoutes, { visual: container.visual });
         await admin.register(importsAdminRoutes, { imports: container.imports });
         await admin.register(vocabularyAdminRoutes, { vocabulary: container.vocabulary });
+        await admin.register(taggingAdminRoutes, { tagging: container.tagging });
         await admin.register(webhooksAdminRoutes, { webhooks: container.webhooks });
       },
       { prefix: '/admin/v1' },

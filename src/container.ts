@@ -44,6 +44,9 @@ import { registerSearchJobs } from './modules/search/search.jobs.js';
 import { registerCollectionsJobs } from './modules/collections/collections.jobs.js';
 import { registerComplementsJobs } from './modules/complements/complements.jobs.js';
 import { registerVisualJobs } from './modules/visual/visual.jobs.js';
+import { registerTaggingJobs } from './modules/tagging/tagging.jobs.js';
+import { TaggingService } from './modules/tagging/tagging.service.js';
+import { Tagger } from './vision/tagger.js';
 import { registerImportsJobs } from './modules/imports/imports.jobs.js';
 import { registerWebhooksJobs } from './modules/webhooks/webhooks.jobs.js';
 import { registerChangesJobs } from './modules/changes/changes.jobs.js';
@@ -80,6 +83,7 @@ export interface Container {
   imageCatalog: ImageCatalog;
   imageWorker: ImageWorker;
   visual: VisualService;
+  tagging: TaggingService;
   media: MediaService;
   /** The changes module: the public change feed and its retention. */
   changes: ChangesService;
@@ -247,6 +251,28 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   });
   const visual = new VisualService(visualIndexes, queryVision, imageJobs, stores, imageCatalog);
 
+  // The shipped tagger, read on first use (a checkout without models/tagger suggests nothing and says why).
+  let tagger: Tagger | null | undefined;
+  const tagging = new TaggingService({
+    storage,
+    stores,
+    products: productsRead,
+    writes: products,
+    vocabularyOf: (store) => complements.vocabularyOf(store),
+    images: (storeId, urls) => visual.storedImages(storeId, urls),
+    tagger: () => {
+      if (tagger === undefined) {
+        try {
+          tagger = Tagger.load();
+        } catch {
+          tagger = null;
+        }
+      }
+      return tagger ?? undefined;
+    },
+    onError,
+  });
+
   const changesService = new ChangesService(storage, changeLog, {
     retentionHours: config.changeRetentionHours,
     internalConsumers: [searchIndexer.follower.consumer, collections.follower.consumer, imageCatalog.follower.consumer],
@@ -291,6 +317,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   registerWebhooksJobs(workers, { dispatcher: webhookDispatcher });
   registerChangesJobs(workers, { changes: changesService });
   registerEventsJobs(workers, { events });
+  registerTaggingJobs(workers, { tagging });
 
   return {
     config,
@@ -317,6 +344,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     imageCatalog,
     imageWorker,
     visual,
+    tagging,
     media,
     changes: changesService,
     freshness,

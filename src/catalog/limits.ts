@@ -4,6 +4,8 @@
 export const MAX_BATCH_ITEMS = 100;
 /** Codes one product delete names. */
 export const MAX_DELETE_CODES = 1000;
+/** Suggestions accepted or rejected per request (POST /v1/products/suggestions/accept|reject). */
+export const MAX_REVIEW_ITEMS = 1000;
 /** File imports write in larger transactions than the API's batches. */
 export const MAX_IMPORT_BATCH = 5000;
 /** A catalog file, uploaded or fetched. */

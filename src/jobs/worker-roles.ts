@@ -36,6 +36,8 @@ export const WORKER_PLACEMENT: Readonly<Record<string, WorkerPlacement>> = {
   'webhooks.deliver': { module: 'webhooks', roles: ['api', 'worker'] },
   /** Prunes the change log past its retention. */
   'changes.prune': { module: 'changes', roles: ['api'] },
+  /** Fills missing type, colour and audience from photo suggestions above each store's thresholds. */
+  'tagging.auto_apply': { module: 'tagging', roles: ['api', 'worker'] },
   /** Prunes shopper events and their daily counters past their retention. */
   'events.prune': { module: 'events', roles: ['api'] },
 };

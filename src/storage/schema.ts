@@ -42,6 +42,24 @@ export interface StoresTable {
   language: Generated<string>;
   /** The language the store's text index was built in (differs from `language` while it is rebuilt). */
   index_language: Generated<string>;
+  /** The store's tagging settings as JSON (auto-apply thresholds per field); null: auto-apply off. */
+  tagging: string | null;
+}
+
+/** A reviewed photo suggestion: per product, field and image, what was offered and decided. */
+export interface TagReviewsTable {
+  store_id: string;
+  product_code: string;
+  /** type, colour or audience */
+  field: string;
+  image_url: string;
+  offered: string;
+  confidence: number;
+  /** accepted (as offered), corrected (another value written), rejected, auto (applied by the threshold) */
+  decision: string;
+  /** The value written (null when rejected). */
+  value: string | null;
+  reviewed_at: string;
 }
 
 export interface ApiTokensTable {
@@ -337,6 +355,7 @@ export interface Database {
   product_pins: ProductPinsTable;
   imports: ImportsTable;
   images: ImagesTable;
+  tag_reviews: TagReviewsTable;
   image_refs: ImageRefsTable;
   media: MediaTable;
   webhook_subscriptions: WebhookSubscriptionsTable;

@@ -34,7 +34,7 @@ export interface Store {
 }
 
 export function storeFromRow(
-  row: Omit<Selectable<StoresTable>, 'allowed_origins' | 'change_floor' | 'shopper_key'>,
+  row: Omit<Selectable<StoresTable>, 'allowed_origins' | 'change_floor' | 'shopper_key' | 'tagging'>,
 ): Store {
   // The profile is parsed on first use: most requests (reads) never need it.
   let profile: MappingProfile | null | undefined;

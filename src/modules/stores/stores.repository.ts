@@ -181,6 +181,20 @@ export async function updateSearchRules(db: Db, storeId: string, rules: string |
   await db.updateTable('stores').set({ search_rules: rules }).where('id', '=', storeId).execute();
 }
 
+export async function tagging(db: Db, storeId: string): Promise<string | null> {
+  const row = await db.selectFrom('stores').select('tagging').where('id', '=', storeId).executeTakeFirst();
+  return row?.tagging ?? null;
+}
+
+export async function updateTagging(db: Db, storeId: string, tagging: string | null) {
+  await db.updateTable('stores').set({ tagging }).where('id', '=', storeId).execute();
+}
+
+export async function storesWithTagging(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('stores').select('id').where('tagging', 'is not', null).execute();
+  return rows.map((row) => row.id);
+}
+
 /** A store's catalog language; the index language too when `indexLanguage` is given (a store with nothing to re-index). */
 export async function updateLanguage(db: Db, storeId: string, language: string, indexLanguage?: string) {
   await db

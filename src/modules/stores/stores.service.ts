@@ -280,6 +280,20 @@ export class StoresService {
     return repo.changeSequences(this.storage.db);
   }
 
+  /** A store's tagging settings (JSON; null: auto-apply off). The tagging module owns their meaning. */
+  taggingSettings(storeId: string): Promise<string | null> {
+    return repo.tagging(this.storage.db, storeId);
+  }
+
+  async saveTaggingSettings(storeId: string, settings: string | null): Promise<void> {
+    await repo.updateTagging(this.storage.db, storeId, settings);
+  }
+
+  /** The stores with auto-apply on (the tagging worker's round). */
+  storesWithTagging(): Promise<string[]> {
+    return repo.storesWithTagging(this.storage.db);
+  }
+
   /**
    * Sets a store's catalog language, in the caller's transaction. The text index keeps answering in
    * its language until the search module has rebuilt it (`indexLanguage` given: nothing to rebuild).

@@ -35,7 +35,7 @@ export class ImageCatalog {
   readonly follower: ChangeFollower;
 
   constructor(
-    storage: StorageHandle,
+    private readonly storage: StorageHandle,
     changes: ChangeFeed,
     private readonly products: ProductsReadPort,
     private readonly assets: AssetsService,
@@ -50,6 +50,32 @@ export class ImageCatalog {
         name: 'visual.catalog',
         onError,
       },
+    );
+  }
+
+  /** The stored state and vector of a store's images, by URL (URLs without a row are left out). */
+  async storedImages(storeId: string, urls: string[]) {
+    const rows = await repo.imagesByUrl(this.storage.db, storeId, [...new Set(urls)]);
+    const errors = new Map(
+      (
+        await repo.imageErrors(
+          this.storage.db,
+          storeId,
+          rows.filter((r) => r.state === 'failed').map((r) => r.url),
+        )
+      ).map((r) => [r.url, r.error]),
+    );
+    return new Map(
+      rows.map((row) => [
+        row.url,
+        {
+          state: row.state,
+          error: errors.get(row.url) ?? null,
+          model: row.model,
+          vector: row.vector,
+          scale: row.scale,
+        },
+      ]),
     );
   }
 

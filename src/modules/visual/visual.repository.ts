@@ -119,6 +119,21 @@ export async function imagesByUrl(db: Db, storeId: string, urls: string[]) {
   return rows;
 }
 
+/** The last error of failed images. */
+export async function imageErrors(db: Db, storeId: string, urls: string[]) {
+  const rows = [];
+  for (const part of chunked(db, urls, { maxItems: 500 }))
+    rows.push(
+      ...(await db
+        .selectFrom('images')
+        .select(['url', 'error'])
+        .where('store_id', '=', storeId)
+        .where('url', 'in', part)
+        .execute()),
+    );
+  return rows;
+}
+
 /** Records a job's outcome only while `workerId` holds its lease; false when the lease was lost. */
 export async function updateHeldImage(
   db: Db,

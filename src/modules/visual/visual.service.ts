@@ -37,6 +37,11 @@ export class VisualService {
     private readonly catalog: ImageCatalog,
   ) {}
 
+  /** The stored state and vector of a store's images (the tagger reads the vectors; no image is fetched). */
+  async storedImages(storeId: string, urls: string[]) {
+    return this.catalog.storedImages(storeId, urls);
+  }
+
   /** Images of every store by pipeline state (pending, indexed, failed, …). */
   imageQueueCounts(): Promise<Record<string, number>> {
     return this.jobs.countByState();

@@ -1,0 +1,358 @@
+import type { StorageHandle } from '../../storage/database.js';
+import { InvalidInputError } from '../../errors.js';
+import type { Store } from '../stores/store.js';
+import type { StoresService } from '../stores/stores.service.js';
+import type { ProductsReadPort } from '../products/products.read-port.js';
+import type { ProductsService } from '../products/products.service.js';
+import type { StoreVocabulary } from '../../catalog/vocabulary/store-vocabulary.js';
+import { labelsOf } from '../../catalog/vocabulary/store-vocabulary.js';
+import { textOf } from '../../catalog/product-fields.js';
+import { TAGGER_FIELDS, type Tagger, type TaggerField } from '../../vision/tagger.js';
+import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
+import { MAX_NAME_LENGTH } from '../../catalog/limits.js';
+import { FIELD_ATTRIBUTE, StoreWords } from './store-words.js';
+import * as repo from './tagging.repository.js';
+
+/** A suggestion as the review queue lists it. */
+export interface Suggestion {
+  product_code: string;
+  field: TaggerField;
+  /** The label offered, in the store's words; null when the product's photo could not be read. */
+  value: string | null;
+  confidence: number;
+  current_value: string | null;
+  /** The store has no label for this yet: the built-in word is offered. */
+  new_label: boolean;
+  image_url: string | null;
+  /** Why there is no value (the image failed or is not indexed yet). */
+  reason?: string;
+  /** The class predicted (garment concept, colour family, audience), for grouping. */
+  predicted: string | null;
+  /** reviewed suggestions only: what was decided. */
+  decision?: string;
+}
+
+export interface StoredImage {
+  state: string;
+  error: string | null;
+  model: string | null;
+  vector: Uint8Array | null;
+  scale: number | null;
+}
+
+export interface TaggingSettings {
+  auto_apply: Record<TaggerField, number | null>;
+}
+
+const IMAGE_FIELDS = ['Image URL 1', 'Image URL 2', 'Image URL 3', 'Image URL 4', 'Image URL 5', 'Image URL 6'];
+const NO_AUTO_APPLY: TaggingSettings = { auto_apply: { type: null, colour: null, audience: null } };
+
+/**
+ * Suggested type, colour and audience from each product's stored photo vector, said in the store's
+ * own words, reviewed by people (accepted, corrected or rejected) or applied by a per-field
+ * threshold to fields a product lacks.
+ */
+export class TaggingService {
+  readonly autoApplier: PollingWorker;
+  #cache: { key: string; suggestions: Suggestion[] } | undefined;
+
+  constructor(
+    private readonly deps: {
+      storage: StorageHandle;
+      stores: StoresService;
+      products: ProductsReadPort;
+      writes: ProductsService;
+      /** The store's vocabulary, nothing counted yet (the complements module's reading of its labels). */
+      vocabularyOf: (store: Store) => StoreVocabulary;
+      /** The stored images of these URLs (the visual module). */
+      images: (storeId: string, urls: string[]) => Promise<Map<string, StoredImage>>;
+      tagger: () => Tagger | undefined;
+      onError?: WorkerErrorLog;
+    },
+  ) {
+    this.autoApplier = new PollingWorker('tagging.auto_apply', 10_000, () => this.autoApplyAll(), deps.onError);
+  }
+
+  /** Every suggestion of a store, most confident first (kept while the catalog and the reviews stand). */
+  async #all(store: Store): Promise<Suggestion[]> {
+    const version = await repo.reviewsVersion(this.deps.storage.db, store.id);
+    const key = `${store.id}\u0000${store.changeSeq}\u0000${version}`;
+    if (this.#cache?.key === key) return this.#cache.suggestions;
+    const suggestions = await this.#compute(store);
+    this.#cache = { key, suggestions };
+    return suggestions;
+  }
+
+  async #compute(store: Store): Promise<Suggestion[]> {
+    const tagger = this.deps.tagger();
+    const vocabulary = this.deps.vocabularyOf(store);
+    const products: Array<{ code: string; attributes: Record<string, unknown>; url: string | null }> = [];
+    for await (const page of this.deps.products.pageAll(store.id, { pageSize: 2000 }))
+      for (const product of page) {
+        vocabulary.add(labelsOf(product.attributes));
+        const url = IMAGE_FIELDS.map((f) => textOf(product.attributes[f])).find((u) => u !== '') ?? null;
+        products.push({ code: product.code, attributes: product.attributes, url });
+      }
+    const words = new StoreWords(vocabulary.report(), store.language);
+    const images = await this.deps.images(
+      store.id,
+      products.flatMap((p) => (p.url ? [p.url] : [])),
+    );
+    const reviewed = new Map(
+      (await repo.reviews(this.deps.storage.db, store.id)).map((r) => [
+        `${r.product_code}\u0000${r.field}\u0000${r.image_url}`,
+        r.decision,
+      ]),
+    );
+    const out: Suggestion[] = [];
+    for (const product of products) {
+      if (!product.url) continue;
+      const image = images.get(product.url);
+      const current = (field: TaggerField) => textOf(product.attributes[FIELD_ATTRIBUTE[field]]) || null;
+      const unreadable = (reason: string) => {
+        for (const field of TAGGER_FIELDS)
+          out.push({
+            product_code: product.code,
+            field,
+            value: null,
+            confidence: 0,
+            current_value: current(field),
+            new_label: false,
+            image_url: product.url,
+            reason,
+            predicted: null,
+          });
+      };
+      if (!tagger) {
+        unreadable('no tagger model is installed');
+        continue;
+      }
+      if (!image || image.state === 'pending') {
+        unreadable('the photo is not indexed yet');
+        continue;
+      }
+      if (image.state === 'failed' || !image.vector || image.scale === null) {
+        unreadable(`the photo could not be indexed: ${image.error ?? image.state}`);
+        continue;
+      }
+      if (!image.model || !tagger.reads(image.model)) {
+        unreadable(`the photo was indexed by ${image.model ?? 'no model'}, which the tagger does not read`);
+        continue;
+      }
+      const zeroPoint = tagger.manifest.zero_point;
+      const vector = Float32Array.from(image.vector, (c) => (c - zeroPoint) * image.scale!);
+      const predictions = tagger.predict(vector);
+      for (const field of TAGGER_FIELDS) {
+        const { value, confidence } = predictions[field];
+        const currentValue = current(field);
+        const decision = reviewed.get(`${product.code}\u0000${field}\u0000${product.url}`);
+        // Nothing to suggest where the product already says it, in whatever words (a reviewed one stays listed).
+        const said = currentValue && this.#meaning(vocabulary, field, currentValue, product.attributes) === value;
+        if (said && !decision) continue;
+        const { label, newLabel } = words.labelFor(field, value);
+        out.push({
+          product_code: product.code,
+          field,
+          value: label,
+          confidence: Math.round(confidence * 1000) / 1000,
+          current_value: currentValue,
+          new_label: newLabel,
+          image_url: product.url,
+          predicted: value,
+          ...(decision ? { decision } : {}),
+        });
+      }
+    }
+    return out.sort(
+      (a, b) =>
+        b.confidence - a.confidence ||
+        (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0) ||
+        TAGGER_FIELDS.indexOf(a.field) - TAGGER_FIELDS.indexOf(b.field),
+    );
+  }
+
+  /** What a product's current value means to the vocabulary: its garment concept, colour family or audience. */
+  #meaning(vocabulary: StoreVocabulary, field: TaggerField, label: string, attributes: Record<string, unknown>) {
+    if (field === 'type') return vocabulary.place(labelsOf(attributes)).concept;
+    if (field === 'colour') return vocabulary.colour(label).family;
+    return vocabulary.audience(label).audience;
+  }
+
+  /** GET /v1/products/suggestions: open (not reviewed for the current photo) or reviewed ones, filtered and paged. */
+  async list(
+    store: Store,
+    query: { field?: TaggerField; minConfidence: number; status: 'open' | 'reviewed'; offset: number; limit: number },
+  ): Promise<{ items: Suggestion[]; total: number }> {
+    const all = await this.#all(store);
+    const kept = all.filter(
+      (s) =>
+        (!query.field || s.field === query.field) &&
+        (query.status === 'open' ? s.decision === undefined : s.decision !== undefined) &&
+        (query.minConfidence > 0 ? s.value !== null && s.confidence >= query.minConfidence : true),
+    );
+    return { items: kept.slice(query.offset, query.offset + query.limit), total: kept.length };
+  }
+
+  /**
+   * Accepts suggestions, as offered or corrected (`value`): each written as a product update (change
+   * log, webhooks, quality checks and collections follow). An item fails alone: a product deleted
+   * meanwhile, no suggestion and no value, or a value a product rule refuses.
+   */
+  async accept(store: Store, items: ReviewItem[], decision: 'accepted' | 'auto' = 'accepted') {
+    const all = await this.#all(store);
+    const offered = new Map(all.filter((s) => s.value !== null).map((s) => [`${s.product_code}\u0000${s.field}`, s]));
+    const failures: Array<{ product_code: string; field: string; reason: string }> = [];
+    const updates = new Map<string, Record<string, unknown>>();
+    const accepted: Array<{ item: ReviewItem; value: string; suggestion: Suggestion | undefined }> = [];
+    for (const item of items) {
+      const suggestion = offered.get(`${item.product_code}\u0000${item.field}`);
+      const value = item.value ?? suggestion?.value ?? undefined;
+      if (!value) {
+        failures.push({ ...pick(item), reason: 'no suggestion for this product and field: give a value' });
+        continue;
+      }
+      if (value.trim() === '' || value.length > MAX_NAME_LENGTH) {
+        failures.push({ ...pick(item), reason: `a label is 1 to ${MAX_NAME_LENGTH} characters, not blank` });
+        continue;
+      }
+      const update = updates.get(item.product_code) ?? { product_code: item.product_code };
+      update[FIELD_ATTRIBUTE[item.field]] = value;
+      updates.set(item.product_code, update);
+      accepted.push({ item, value, suggestion });
+    }
+    const written = updates.size > 0 ? await this.deps.writes.updateProducts(store, [...updates.values()]) : undefined;
+    const failedProducts = new Map(
+      (written?.error_info ?? []).map((f) => [f.product_code, `${f.reason}: ${f.details}`]),
+    );
+    const now = new Date().toISOString();
+    const rows = [];
+    for (const { item, value, suggestion } of accepted) {
+      const failed = failedProducts.get(item.product_code);
+      if (failed !== undefined) {
+        failures.push({ ...pick(item), reason: failed });
+        continue;
+      }
+      rows.push({
+        store_id: store.id,
+        product_code: item.product_code,
+        field: item.field,
+        image_url: suggestion?.image_url ?? '',
+        offered: suggestion?.value ?? '',
+        confidence: suggestion?.confidence ?? 0,
+        decision: decision === 'auto' ? 'auto' : suggestion && value === suggestion.value ? 'accepted' : 'corrected',
+        value,
+        reviewed_at: now,
+      });
+    }
+    await repo.saveReviews(this.deps.storage.db, rows);
+    return { accepted: rows.length, failed: failures.length, error_info: failures };
+  }
+
+  /** Rejects suggestions: not offered again for the product's current photo. */
+  async reject(store: Store, items: ReviewItem[]) {
+    const all = await this.#all(store);
+    const offered = new Map(all.filter((s) => s.value !== null).map((s) => [`${s.product_code}\u0000${s.field}`, s]));
+    const failures: Array<{ product_code: string; field: string; reason: string }> = [];
+    const now = new Date().toISOString();
+    const rows = [];
+    for (const item of items) {
+      const suggestion = offered.get(`${item.product_code}\u0000${item.field}`);
+      if (!suggestion) {
+        failures.push({ ...pick(item), reason: 'no suggestion for this product and field' });
+        continue;
+      }
+      rows.push({
+        store_id: store.id,
+        product_code: item.product_code,
+        field: item.field,
+        image_url: suggestion.image_url ?? '',
+        offered: suggestion.value!,
+        confidence: suggestion.confidence,
+        decision: 'rejected',
+        value: null,
+        reviewed_at: now,
+      });
+    }
+    await repo.saveReviews(this.deps.storage.db, rows);
+    return { rejected: rows.length, failed: failures.length, error_info: failures };
+  }
+
+  /** A store's auto-apply thresholds, the tagger's defaults, and accuracy on what was reviewed. */
+  async settings(storeUuid: string) {
+    const store = await this.deps.stores.getStore(storeUuid);
+    const tagger = this.deps.tagger();
+    const counts = await repo.reviewCounts(this.deps.storage.db, store.id);
+    const perField = <T>(of: (field: TaggerField) => T) =>
+      Object.fromEntries(TAGGER_FIELDS.map((field) => [field, of(field)])) as Record<TaggerField, T>;
+    const accuracy = perField((field) => {
+      const n = (decision: string) => Number(counts.find((c) => c.field === field && c.decision === decision)?.n ?? 0);
+      const [accepted, corrected, rejected, auto] = ['accepted', 'corrected', 'rejected', 'auto'].map(n);
+      const reviewed = accepted + corrected + rejected;
+      const precision = reviewed > 0 ? Math.round((accepted / reviewed) * 1000) / 1000 : null;
+      return { accepted, corrected, rejected, auto, reviewed, precision };
+    });
+    return {
+      store_uuid: store.id,
+      ...(await this.#settingsOf(store.id)),
+      default_thresholds: perField((field) => tagger?.defaultThreshold(field) ?? null),
+      tagger: tagger?.identity ?? null,
+      accuracy,
+    };
+  }
+
+  async #settingsOf(storeId: string): Promise<TaggingSettings> {
+    const raw = await this.deps.stores.taggingSettings(storeId);
+    return raw ? (JSON.parse(raw) as TaggingSettings) : NO_AUTO_APPLY;
+  }
+
+  /** Replaces a store's auto-apply thresholds (a number in (0, 1] per field, or null: off). */
+  async setSettings(storeUuid: string, body: { auto_apply?: Partial<Record<string, unknown>> }) {
+    const store = await this.deps.stores.getStore(storeUuid);
+    const autoApply = { ...NO_AUTO_APPLY.auto_apply };
+    for (const [field, value] of Object.entries(body.auto_apply ?? {})) {
+      if (!(TAGGER_FIELDS as readonly string[]).includes(field))
+        throw new InvalidInputError(
+          `auto_apply.${field}: not a field the tagger predicts (${TAGGER_FIELDS.join(', ')})`,
+          `auto_apply.${field}`,
+        );
+      if (value !== null && (typeof value !== 'number' || !(value > 0 && value <= 1)))
+        throw new InvalidInputError(
+          `auto_apply.${field} must be a confidence in (0, 1] or null (off)`,
+          `auto_apply.${field}`,
+        );
+      autoApply[field as TaggerField] = value;
+    }
+    const on = Object.values(autoApply).some((v) => v !== null);
+    await this.deps.stores.saveTaggingSettings(store.id, on ? JSON.stringify({ auto_apply: autoApply }) : null);
+    if (on) await this.autoApply(await this.deps.stores.getStore(storeUuid));
+    return this.settings(storeUuid);
+  }
+
+  /** Fills, above each field's threshold, the fields products lack; never a merchandiser's value. */
+  async autoApply(store: Store): Promise<number> {
+    const { auto_apply: thresholds } = await this.#settingsOf(store.id);
+    const items = (await this.#all(store))
+      .filter((s) => {
+        const threshold = thresholds[s.field];
+        return (
+          threshold !== null && s.value !== null && s.current_value === null && !s.decision && s.confidence >= threshold
+        );
+      })
+      .map((s) => ({ product_code: s.product_code, field: s.field }));
+    if (items.length === 0) return 0;
+    return (await this.accept(store, items, 'auto')).accepted;
+  }
+
+  async autoApplyAll(): Promise<void> {
+    for (const storeId of await this.deps.stores.storesWithTagging())
+      await this.autoApply(await this.deps.stores.getStore(storeId));
+  }
+}
+
+export interface ReviewItem {
+  product_code: string;
+  field: TaggerField;
+  value?: string;
+}
+
+const pick = (item: ReviewItem) => ({ product_code: item.product_code, field: item.field });
