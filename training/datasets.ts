@@ -3,6 +3,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { DEFAULT_MODEL_PATH, OnnxEmbedder, type ImageFeatures } from '../src/vision/embedder.js';
+import { DEFAULT_HEAD_PATH } from '../src/vision/embedding-head.js';
+import { quantize } from '../src/vision/quantize.js';
 import type { TrainingSet } from './fit-visual-head.js';
 import type { LabelledPhoto } from './cross-validate.js';
 
@@ -71,4 +73,26 @@ export async function fashionMnistTrainingSet(count: number): Promise<TrainingSe
     shapeLabel: images.map((m) => `fashion-mnist:${m.label}`),
     colourLabel: images.map(() => null),
   };
+}
+
+/** The served vectors (backbone + shipped head) of images, read back as the images table stores them. */
+export async function servedVectors(
+  images: Buffer[],
+): Promise<{ vectors: Float32Array[]; model: string; zeroPoint: number }> {
+  const embedder = await OnnxEmbedder.load(DEFAULT_MODEL_PATH, 2, DEFAULT_HEAD_PATH);
+  try {
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < images.length; i += 32) {
+      for (const result of await embedder.embed(images.slice(i, i + 32))) {
+        if (result instanceof Error) throw result;
+        // As stored: one byte per dimension (zero point 128 for a head's signed output), read back.
+        const zeroPoint = embedder.nonNegative ? 0 : 128;
+        const { codes, scale } = quantize(result, zeroPoint);
+        vectors.push(Float32Array.from(codes, (c) => (c - zeroPoint) * scale));
+      }
+    }
+    return { vectors, model: embedder.model, zeroPoint: embedder.nonNegative ? 0 : 128 };
+  } finally {
+    await embedder.close();
+  }
 }

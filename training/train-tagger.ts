@@ -1,9 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { DEFAULT_MODEL_PATH, OnnxEmbedder } from '../src/vision/embedder.js';
-import { DEFAULT_HEAD_PATH } from '../src/vision/embedding-head.js';
-import { quantize } from '../src/vision/quantize.js';
 import { DEFAULT_TAGGER_PATH, TAGGER_FIELDS, type TaggerField, type TaggerManifest } from '../src/vision/tagger.js';
 import {
   atThreshold,
@@ -14,7 +11,7 @@ import {
   thresholdFor,
   type Prediction,
 } from './fit-tagger.js';
-import { FASHION_IMAGES } from './datasets.js';
+import { FASHION_IMAGES, servedVectors } from './datasets.js';
 import { tagTargets } from './tagger-targets.js';
 
 // Trains the tagger shipped in models/tagger (npm run train:tagger): per field (type, colour,
@@ -35,27 +32,6 @@ if (!fs.existsSync(FASHION_IMAGES)) {
 }
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
-
-export async function servedVectors(
-  images: Buffer[],
-): Promise<{ vectors: Float32Array[]; model: string; zeroPoint: number }> {
-  const embedder = await OnnxEmbedder.load(DEFAULT_MODEL_PATH, 2, DEFAULT_HEAD_PATH);
-  try {
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < images.length; i += 32) {
-      for (const result of await embedder.embed(images.slice(i, i + 32))) {
-        if (result instanceof Error) throw result;
-        // As stored: one byte per dimension (zero point 128 for a head's signed output), read back.
-        const zeroPoint = embedder.nonNegative ? 0 : 128;
-        const { codes, scale } = quantize(result, zeroPoint);
-        vectors.push(Float32Array.from(codes, (c) => (c - zeroPoint) * scale));
-      }
-    }
-    return { vectors, model: embedder.model, zeroPoint: embedder.nonNegative ? 0 : 128 };
-  } finally {
-    await embedder.close();
-  }
-}
 
 const photos = tagTargets();
 const { vectors, model, zeroPoint } = await servedVectors(photos.map((p) => fs.readFileSync(p.file)));

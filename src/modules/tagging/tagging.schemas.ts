@@ -71,7 +71,10 @@ export const RejectedSchema = Type.Object({
   error_info: Type.Array(ReviewFailure),
 });
 
-const Threshold = Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1 }), Type.Null()]);
+const Threshold = Type.Union([
+  Type.Number({ minimum: 0, maximum: 1, description: 'a confidence in (0, 1]' }),
+  Type.Null(),
+]);
 
 export const TaggingSettingsBody = Type.Object(
   {

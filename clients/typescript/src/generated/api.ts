@@ -311,6 +311,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/stores/{store_uuid}/tagging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A store's auto-apply thresholds, the tagger's defaults and accuracy on reviewed suggestions */
+        get: operations["adminGetTagging"];
+        /**
+         * Set a store's auto-apply thresholds
+         * @description Per field, the confidence from which a suggestion is written to products that lack the field (never over a value a product has); null or absent: off (the default). Applied at once and then every 10 s by the tagging worker.
+         */
+        put: operations["adminSetTagging"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/stores/{store_uuid}/vocabulary": {
         parameters: {
             query?: never;
@@ -765,6 +786,63 @@ export interface paths {
         get: operations["listProductStatuses"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Suggested type, colour and audience from product photos, most confident first
+         * @description Each product's stored photo vector read by the tagger: a garment type, colour family and audience with a calibrated confidence, said in the store's own words (the label its catalog already uses for that concept; otherwise the built-in word, `new_label: true`). Fields the product already says (in whatever words) are not suggested. A product whose photo could not be read is listed with `value: null` and the `reason`. The header X-Total-Count holds the total.
+         */
+        get: operations["listTagSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/suggestions/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept suggestions, as offered or corrected
+         * @description Each item is written as a product update of its field (Category, Colour or Department): the change feed, webhooks, quality checks and collections follow. `value` corrects the suggestion. An item fails alone (a product deleted meanwhile, no suggestion and no value, a value a product rule refuses), with the reason.
+         */
+        post: operations["acceptTagSuggestions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/suggestions/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject suggestions (not offered again for the same photo) */
+        post: operations["rejectTagSuggestions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1641,6 +1719,25 @@ export interface components {
             message: string;
             /** @description the caller's X-Request-Id, or a generated UUID */
             request_id: string;
+        };
+        TagSuggestion: {
+            /** @description calibrated: a 0.9 is right about nine times in ten on held-out photos */
+            confidence: number;
+            current_value: string | null;
+            /** @description reviewed ones: accepted, corrected, rejected or auto */
+            decision?: string;
+            /** @description type (fills Category), colour (Colour) or audience (Department) */
+            field: "type" | "colour" | "audience";
+            image_url: string | null;
+            /** @description the store has no label for this yet: the built-in word is offered */
+            new_label: boolean;
+            /** @description the class predicted: a garment concept, colour family or audience (for grouping) */
+            predicted: string | null;
+            product_code: string;
+            /** @description why the photo gave no suggestion */
+            reason?: string;
+            /** @description the label offered, in the store's own words; null when the photo could not be read (see reason) */
+            value: string | null;
         };
         TokenStore: {
             default_channel: string;
@@ -3128,6 +3225,188 @@ export interface operations {
                         data: {
                             /** @description groups of equivalent terms, e.g. [["tee", "t-shirt"], ["sneakers", "sports shoes"]]; applied at query time */
                             synonyms: string[][];
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminGetTagging: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accuracy: {
+                                audience: {
+                                    accepted: number;
+                                    auto: number;
+                                    corrected: number;
+                                    /** @description accepted as offered / reviewed */
+                                    precision: number | null;
+                                    rejected: number;
+                                    reviewed: number;
+                                };
+                                colour: {
+                                    accepted: number;
+                                    auto: number;
+                                    corrected: number;
+                                    /** @description accepted as offered / reviewed */
+                                    precision: number | null;
+                                    rejected: number;
+                                    reviewed: number;
+                                };
+                                type: {
+                                    accepted: number;
+                                    auto: number;
+                                    corrected: number;
+                                    /** @description accepted as offered / reviewed */
+                                    precision: number | null;
+                                    rejected: number;
+                                    reviewed: number;
+                                };
+                            };
+                            auto_apply: {
+                                /** @description a confidence in (0, 1] */
+                                audience: number | null;
+                                /** @description a confidence in (0, 1] */
+                                colour: number | null;
+                                /** @description a confidence in (0, 1] */
+                                type: number | null;
+                            };
+                            default_thresholds: {
+                                /** @description a confidence in (0, 1] */
+                                audience: number | null;
+                                /** @description a confidence in (0, 1] */
+                                colour: number | null;
+                                /** @description a confidence in (0, 1] */
+                                type: number | null;
+                            };
+                            store_uuid: string;
+                            /** @description the tagger model identity */
+                            tagger: string | null;
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminSetTagging: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                store_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description per field, the confidence from which a suggestion fills a product that lacks the field; null: off */
+                    auto_apply: {
+                        /** @description a confidence in (0, 1] */
+                        audience?: number | null;
+                        /** @description a confidence in (0, 1] */
+                        colour?: number | null;
+                        /** @description a confidence in (0, 1] */
+                        type?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accuracy: {
+                                audience: {
+                                    accepted: number;
+                                    auto: number;
+                                    corrected: number;
+                                    /** @description accepted as offered / reviewed */
+                                    precision: number | null;
+                                    rejected: number;
+                                    reviewed: number;
+                                };
+                                colour: {
+                                    accepted: number;
+                                    auto: number;
+                                    corrected: number;
+                                    /** @description accepted as offered / reviewed */
+                                    precision: number | null;
+                                    rejected: number;
+                                    reviewed: number;
+                                };
+                                type: {
+                                    accepted: number;
+                                    auto: number;
+                                    corrected: number;
+                                    /** @description accepted as offered / reviewed */
+                                    precision: number | null;
+                                    rejected: number;
+                                    reviewed: number;
+                                };
+                            };
+                            auto_apply: {
+                                /** @description a confidence in (0, 1] */
+                                audience: number | null;
+                                /** @description a confidence in (0, 1] */
+                                colour: number | null;
+                                /** @description a confidence in (0, 1] */
+                                type: number | null;
+                            };
+                            default_thresholds: {
+                                /** @description a confidence in (0, 1] */
+                                audience: number | null;
+                                /** @description a confidence in (0, 1] */
+                                colour: number | null;
+                                /** @description a confidence in (0, 1] */
+                                type: number | null;
+                            };
+                            store_uuid: string;
+                            /** @description the tagger model identity */
+                            tagger: string | null;
                         };
                         status: components["schemas"]["SuccessStatus"];
                     };
@@ -4840,6 +5119,171 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
+        };
+    };
+    listTagSuggestions: {
+        parameters: {
+            query: {
+                /** @description type (fills Category), colour (Colour) or audience (Department) */
+                field?: "type" | "colour" | "audience";
+                limit?: number;
+                /** @description only suggestions at least this confident (above 0, products whose photo could not be read are left out) */
+                min_confidence?: number;
+                offset?: number;
+                /** @description open: not yet reviewed for the product’s current photo; reviewed: accepted, corrected, rejected or applied */
+                status?: "open" | "reviewed";
+                store_uuid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TagSuggestion"][];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
+        };
+    };
+    acceptTagSuggestions: {
+        parameters: {
+            query: {
+                /** @description the store, from `vitrine store create` */
+                store_uuid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description type (fills Category), colour (Colour) or audience (Department) */
+                    field: "type" | "colour" | "audience";
+                    product_code: string;
+                    /** @description a corrected value (accept only) */
+                    value?: string;
+                }[];
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accepted: number;
+                            error_info: {
+                                field: string;
+                                product_code: string;
+                                reason: string;
+                            }[];
+                            failed: number;
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BackingServiceUnavailable"];
+        };
+    };
+    rejectTagSuggestions: {
+        parameters: {
+            query: {
+                /** @description the store, from `vitrine store create` */
+                store_uuid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description type (fills Category), colour (Colour) or audience (Department) */
+                    field: "type" | "colour" | "audience";
+                    product_code: string;
+                    /** @description a corrected value (accept only) */
+                    value?: string;
+                }[];
+            };
+        };
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            error_info: {
+                                field: string;
+                                product_code: string;
+                                reason: string;
+                            }[];
+                            failed: number;
+                            rejected: number;
+                        };
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
