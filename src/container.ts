@@ -273,6 +273,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     onError,
   });
 
+  productQueries.setFixable((store) => tagging.fixable(store));
+
   const changesService = new ChangesService(storage, changeLog, {
     retentionHours: config.changeRetentionHours,
     internalConsumers: [searchIndexer.follower.consumer, collections.follower.consumer, imageCatalog.follower.consumer],

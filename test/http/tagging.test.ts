@@ -3,6 +3,7 @@ import { after, before, it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 import { drawShape, startImageServer, type ImageServer } from '../helpers/images.js';
 import { ADMIN_TOKEN, adminHeaders } from '../factories/admin.js';
+import { Tagger } from '../../src/vision/tagger.js';
 
 interface Suggestion {
   product_code: string;
@@ -130,6 +131,21 @@ describeEachDialect(
       assert.equal(colours.items.length, 1);
       assert.equal(colours.items[0].field, 'colour');
       assert.ok(colours.total >= 2);
+      // The failure counts say how many products in problem a type suggestion would fix.
+      const failures = await t.request({
+        method: 'GET',
+        url: `/v1/products/failures?store_uuid=${store.store_uuid}`,
+        token: store.api_token,
+      });
+      assert.equal(failures.statusCode, 200, failures.body);
+      const missing = (
+        json(failures).data as Array<{ _id: string; count: number; fixable_by_suggestion?: number }>
+      ).find((f) => f._id === 'Missing category');
+      assert.ok(missing, failures.body);
+      const confidentTypes = readable.filter(
+        (s) => s.field === 'type' && s.current_value === null && s.confidence >= Tagger.load().defaultThreshold('type'),
+      ).length;
+      assert.equal(missing.fixable_by_suggestion ?? 0, Math.min(confidentTypes, missing.count));
       // The store's own words: an audience it has a label for is offered in that label.
       for (const s of readable.filter((x) => x.field === 'audience'))
         if (s.value === 'Ladieswear') assert.equal(s.new_label, false);

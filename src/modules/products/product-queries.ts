@@ -17,10 +17,17 @@ export interface StatusPage {
 
 /** Reads of the catalog: the status listing, failure counts and full products. */
 export class ProductQueries {
+  #fixable: ((store: Store) => Promise<Partial<Record<string, number>>>) | undefined;
+
   constructor(
     private readonly storage: StorageHandle,
     private readonly counts: SeqCache,
   ) {}
+
+  /** Lets the tagging module say, per failure reason, how many products a photo suggestion would fix. */
+  setFixable(fixable: (store: Store) => Promise<Partial<Record<string, number>>>) {
+    this.#fixable = fixable;
+  }
 
   #total(store: Store, status?: string): Promise<number> {
     return this.counts.get(store, `products:${status ?? ''}`, () =>
@@ -45,13 +52,19 @@ export class ProductQueries {
   }
 
   /** Failure-reason counts over current products, plus Missing SKU rejections of the last 30 days; most frequent first. */
-  async failures(store: Store): Promise<Array<{ _id: string; count: number }>> {
+  async failures(store: Store): Promise<Array<{ _id: string; count: number; fixable_by_suggestion?: number }>> {
     const since = new Date(Date.now() - SKU_REJECTION_WINDOW_MS).toISOString();
     const [byReason, missingSku] = await Promise.all([
       repo.countProblemsByReason(this.storage.db, store.id),
       repo.countSkuRejectionsSince(this.storage.db, store.id, since),
     ]);
-    const counts = byReason.map((row) => ({ _id: row.reason, count: Number(row.n) }));
+    const fixable = byReason.length > 0 && this.#fixable ? await this.#fixable(store) : {};
+    const counts = byReason.map((row) => ({
+      _id: row.reason,
+      count: Number(row.n),
+      // Said only where a suggestion would fix some: the contract's items stay as written otherwise.
+      ...(fixable[row.reason] ? { fixable_by_suggestion: fixable[row.reason] } : {}),
+    }));
     if (missingSku > 0) counts.push({ _id: MISSING_SKU, count: missingSku });
     return counts.sort((a, b) => b.count - a.count || a._id.localeCompare(b._id));
   }

@@ -141,7 +141,16 @@ export const StatusListingSchema = Type.Object({
 export const FailuresSchema = Type.Array(
   component(
     'FailureCount',
-    Type.Object({ _id: Type.String({ description: 'failure reason' }), count: Type.Integer() }),
+    Type.Object({
+      _id: Type.String({ description: 'failure reason' }),
+      count: Type.Integer(),
+      fixable_by_suggestion: Type.Optional(
+        Type.Integer({
+          description:
+            "Missing category: how many of these products have a photo suggestion for their type at the tagger's default threshold (GET /v1/products/suggestions; extension, present when above 0)",
+        }),
+      ),
+    }),
   ),
 );
 

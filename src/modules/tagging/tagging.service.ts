@@ -54,7 +54,7 @@ const NO_AUTO_APPLY: TaggingSettings = { auto_apply: { type: null, colour: null,
  */
 export class TaggingService {
   readonly autoApplier: PollingWorker;
-  #cache: { key: string; suggestions: Suggestion[] } | undefined;
+  #cache: { key: string; suggestions: Suggestion[]; problems: Set<string> } | undefined;
 
   constructor(
     private readonly deps: {
@@ -74,22 +74,44 @@ export class TaggingService {
   }
 
   /** Every suggestion of a store, most confident first (kept while the catalog and the reviews stand). */
-  async #all(store: Store): Promise<Suggestion[]> {
+  async #all(store: Store): Promise<{ suggestions: Suggestion[]; problems: Set<string> }> {
     const version = await repo.reviewsVersion(this.deps.storage.db, store.id);
     const key = `${store.id}\u0000${store.changeSeq}\u0000${version}`;
-    if (this.#cache?.key === key) return this.#cache.suggestions;
-    const suggestions = await this.#compute(store);
-    this.#cache = { key, suggestions };
-    return suggestions;
+    if (this.#cache?.key === key) return this.#cache;
+    this.#cache = { key, ...(await this.#compute(store)) };
+    return this.#cache;
   }
 
-  async #compute(store: Store): Promise<Suggestion[]> {
+  /**
+   * Per failure reason, how many products in `problem` an open suggestion at the tagger's default
+   * threshold would fix: a type suggestion fixes "Missing category".
+   */
+  async fixable(store: Store): Promise<Partial<Record<string, number>>> {
+    const tagger = this.deps.tagger();
+    if (!tagger) return {};
+    const { suggestions, problems } = await this.#all(store);
+    const threshold = tagger.defaultThreshold('type');
+    const fixing = suggestions.filter(
+      (s) =>
+        s.field === 'type' &&
+        s.value !== null &&
+        !s.decision &&
+        s.current_value === null &&
+        s.confidence >= threshold &&
+        problems.has(s.product_code),
+    );
+    return { 'Missing category': fixing.length };
+  }
+
+  async #compute(store: Store): Promise<{ suggestions: Suggestion[]; problems: Set<string> }> {
     const tagger = this.deps.tagger();
     const vocabulary = this.deps.vocabularyOf(store);
     const products: Array<{ code: string; attributes: Record<string, unknown>; url: string | null }> = [];
+    const problems = new Set<string>();
     for await (const page of this.deps.products.pageAll(store.id, { pageSize: 2000 }))
       for (const product of page) {
         vocabulary.add(labelsOf(product.attributes));
+        if (product.status === 'problem') problems.add(product.code);
         const url = IMAGE_FIELDS.map((f) => textOf(product.attributes[f])).find((u) => u !== '') ?? null;
         products.push({ code: product.code, attributes: product.attributes, url });
       }
@@ -163,12 +185,13 @@ export class TaggingService {
         });
       }
     }
-    return out.sort(
+    out.sort(
       (a, b) =>
         b.confidence - a.confidence ||
         (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0) ||
         TAGGER_FIELDS.indexOf(a.field) - TAGGER_FIELDS.indexOf(b.field),
     );
+    return { suggestions: out, problems };
   }
 
   /** What a product's current value means to the vocabulary: its garment concept, colour family or audience. */
@@ -183,7 +206,7 @@ export class TaggingService {
     store: Store,
     query: { field?: TaggerField; minConfidence: number; status: 'open' | 'reviewed'; offset: number; limit: number },
   ): Promise<{ items: Suggestion[]; total: number }> {
-    const all = await this.#all(store);
+    const all = (await this.#all(store)).suggestions;
     const kept = all.filter(
       (s) =>
         (!query.field || s.field === query.field) &&
@@ -199,7 +222,7 @@ export class TaggingService {
    * meanwhile, no suggestion and no value, or a value a product rule refuses.
    */
   async accept(store: Store, items: ReviewItem[], decision: 'accepted' | 'auto' = 'accepted') {
-    const all = await this.#all(store);
+    const all = (await this.#all(store)).suggestions;
     const offered = new Map(all.filter((s) => s.value !== null).map((s) => [`${s.product_code}\u0000${s.field}`, s]));
     const failures: Array<{ product_code: string; field: string; reason: string }> = [];
     const updates = new Map<string, Record<string, unknown>>();
@@ -250,7 +273,7 @@ export class TaggingService {
 
   /** Rejects suggestions: not offered again for the product's current photo. */
   async reject(store: Store, items: ReviewItem[]) {
-    const all = await this.#all(store);
+    const all = (await this.#all(store)).suggestions;
     const offered = new Map(all.filter((s) => s.value !== null).map((s) => [`${s.product_code}\u0000${s.field}`, s]));
     const failures: Array<{ product_code: string; field: string; reason: string }> = [];
     const now = new Date().toISOString();
@@ -331,7 +354,7 @@ export class TaggingService {
   /** Fills, above each field's threshold, the fields products lack; never a merchandiser's value. */
   async autoApply(store: Store): Promise<number> {
     const { auto_apply: thresholds } = await this.#settingsOf(store.id);
-    const items = (await this.#all(store))
+    const items = (await this.#all(store)).suggestions
       .filter((s) => {
         const threshold = thresholds[s.field];
         return (

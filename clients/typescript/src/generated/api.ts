@@ -1323,6 +1323,8 @@ export interface components {
             /** @description failure reason */
             _id: string;
             count: number;
+            /** @description Missing category: how many of these products have a photo suggestion for their type at the tagger's default threshold (GET /v1/products/suggestions; extension, present when above 0) */
+            fixable_by_suggestion?: number;
         };
         ImageStatus: {
             /** @description gave up: a permanent error, or the last retry failed */
