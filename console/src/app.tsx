@@ -12,6 +12,7 @@ import { CollectionsScreen } from './screens/collections';
 import { CollectionEditor } from './screens/collection-editor';
 import { SearchScreen } from './screens/search';
 import { VocabularyScreen } from './screens/vocabulary';
+import { TaggingScreen } from './screens/tagging';
 import { AnalyticsScreen } from './screens/analytics';
 
 export interface StoreContext {
@@ -25,6 +26,7 @@ const SCREENS: Array<{ id: string; label: string; admin?: boolean }> = [
   { id: 'import', label: 'Import', admin: true },
   { id: 'collections', label: 'Collections' },
   { id: 'search', label: 'Search playground' },
+  { id: 'tagging', label: 'Photo suggestions' },
   { id: 'vocabulary', label: 'Vocabulary', admin: true },
   { id: 'analytics', label: 'Analytics', admin: true },
 ];
@@ -131,6 +133,8 @@ function Screen({ ctx, screen, rest }: { ctx: StoreContext; screen: string; rest
       );
     case 'search':
       return <SearchScreen ctx={ctx} />;
+    case 'tagging':
+      return <TaggingScreen ctx={ctx} />;
     case 'vocabulary':
       return <VocabularyScreen ctx={ctx} />;
     case 'analytics':

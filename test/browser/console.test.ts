@@ -511,6 +511,38 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await api('PUT', `/admin/v1/stores/${store.store_uuid}/language`, ADMIN, { language: 'en' });
   });
 
+  it('reviews photo suggestions from the keyboard and accepts a group above a confidence at once', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/tagging`));
+    await page.getByRole('button', { name: /^Colour/ }).click();
+    const cards = page.getByTestId('suggestion');
+    await cards.first().waitFor({ timeout: 15_000 });
+    const before = await cards.count();
+    const first = (await cards.first().getAttribute('aria-label'))!.split(':')[0];
+    await cards.first().focus();
+    await page.keyboard.press('a');
+    await page.getByRole('status').filter({ hasText: '1 accepted' }).waitFor();
+    const product = await api(
+      'GET',
+      `/v1/products?store_uuid=${store.store_uuid}&product_code=${first}`,
+      store.api_token,
+    );
+    assert.ok(product.products[0].Colour, `${first} got a colour`);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="suggestion"]').length === n - 1, before);
+    await cards.first().focus();
+    await page.keyboard.press('r');
+    await page.getByRole('status').filter({ hasText: '1 rejected' }).waitFor();
+    await page.getByLabel('Accept from confidence').fill('0');
+    const acceptAll = page.getByRole('button', { name: /^Accept \d+ from 0 %/ }).first();
+    const n = Number(/Accept (\d+)/.exec((await acceptAll.innerText()) ?? '')![1]);
+    await acceptAll.click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${n} accepted` })
+      .waitFor();
+    await page.screenshot({ path: path.join(dir, 'tagging.png'), fullPage: true });
+    fs.copyFileSync(path.join(dir, 'tagging.png'), '/tmp/console-tagging.png');
+  });
+
   it("shows another workspace's store typed into the URL as not found, and nothing of it", async () => {
     await page.goto(console(`#/s/${other.store_uuid}/products`));
     assert.match(await alertText(), /Store not found/);
@@ -520,7 +552,16 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
   });
 
   it('gives every control a label', async () => {
-    for (const hash of ['health', 'products', 'import', 'collections/new', 'search', 'vocabulary', 'analytics']) {
+    for (const hash of [
+      'health',
+      'products',
+      'import',
+      'collections/new',
+      'search',
+      'tagging',
+      'vocabulary',
+      'analytics',
+    ]) {
       await page.goto(console(`#/s/${store.store_uuid}/${hash}`));
       await page.locator('main h1').first().waitFor();
       const unlabelled = await page.evaluate(() =>
