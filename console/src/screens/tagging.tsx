@@ -158,7 +158,7 @@ export function TaggingScreen({ ctx }: { ctx: StoreContext }) {
           {settings.data.accuracy[field].accepted}, corrected {settings.data.accuracy[field].corrected}, rejected{' '}
           {settings.data.accuracy[field].rejected}; applied automatically {settings.data.accuracy[field].auto}
           {settings.data.accuracy[field].precision !== null
-            ? `; precision ${percent(settings.data.accuracy[field].precision!)}`
+            ? `; precision ${percent(settings.data.accuracy[field].precision)}`
             : ''}
           .
         </p>
