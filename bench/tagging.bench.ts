@@ -13,6 +13,7 @@ import { Tagger, TAGGER_FIELDS, type TaggerField } from '../src/vision/tagger.js
 import { StoreVocabulary } from '../src/catalog/vocabulary/store-vocabulary.js';
 import { overridesOf } from '../src/catalog/vocabulary/vocabulary-overrides.js';
 import { StoreWords } from '../src/modules/tagging/store-words.js';
+import { StoreLabelModel } from '../src/modules/tagging/store-model.js';
 import { ComplementsService } from '../src/modules/complements/complements.service.js';
 
 // Tagging from photos, measured: 5-fold cross-validation over the 3,988 labelled photos (each photo
@@ -113,6 +114,42 @@ for (const field of TAGGER_FIELDS) {
   );
 }
 
+// A store's own labels: the labelled photos as a store's catalog (Category = articleType as written,
+// 75 labels, Department = gender, Colour = baseColour), 5 folds: the held-out fold read by the store's
+// own model fitted on the others, and by the shipped tagger said in the store's words.
+const ownRows: string[] = [];
+const rawOf: Record<TaggerField, (p: (typeof photos)[number]) => string> = {
+  type: (p) => p.articleType,
+  colour: (p) => p.baseColour,
+  audience: (p) => p.gender,
+};
+for (const field of TAGGER_FIELDS) {
+  let right = 0;
+  let taggerRight = 0;
+  let confident = 0;
+  let confidentRight = 0;
+  const threshold = shipped.defaultThreshold(field);
+  for (let fold = 0; fold < FOLDS; fold++) {
+    const train = photos.flatMap((p, i) =>
+      i % FOLDS !== fold ? [{ vector: vectors[i], label: rawOf[field](p) }] : [],
+    );
+    const model = StoreLabelModel.fit(train)!;
+    for (let i = fold; i < photos.length; i += FOLDS) {
+      const truth = rawOf[field](photos[i]);
+      const prediction = model.predict(vectors[i]);
+      if (prediction.label === truth) right++;
+      if (prediction.confidence >= threshold) {
+        confident++;
+        if (prediction.label === truth) confidentRight++;
+      }
+      if (words.labelFor(field, shipped.predict(vectors[i])[field].value).label === truth) taggerRight++;
+    }
+  }
+  ownRows.push(
+    `| ${field} | ${fmt(right / photos.length, 3)} | ${fmt(confidentRight / Math.max(1, confident), 3)} / ${fmt(confident / photos.length, 3)} | ${fmt(taggerRight / photos.length, 3)} |`,
+  );
+}
+
 recordSection(
   'Tagging from photos',
   [
@@ -137,6 +174,12 @@ recordSection(
     "| field | suggestions offered | in the store's own label | examples |",
     '|---|---:|---:|---|',
     ...own,
+    '',
+    "A store's own labels (the labelled photos as a store's catalog, its labels as written: 75 article types such as `Tshirts` and `Kurtis`, 43 colours, 5 genders; 5 folds): the store's own model (means of its labelled photos, temperature fitted leave-one-out) against the shipped tagger said in the store's words, exact label. The shipped tagger was trained on these photos, so its figure here is in-sample (flattering); the store's model is out of fold. The service uses the store's model for a field where its leave-one-out accuracy is the higher: here type (75 labels as written against 38 concepts), not colour nor audience.",
+    '',
+    "| field | store's own model: accuracy | its precision / coverage at the default threshold | shipped tagger in the store's words: accuracy |",
+    '|---|---:|---:|---:|',
+    ...ownRows,
     '',
     `Photo search's type + colour precision (visual-eval) is not changed by the tagger: it reads the stored vectors and adds no colour signal to them. \`node build/bench/tagging.bench.js\`. ${machineLine()}.`,
   ].join('\n'),

@@ -25,6 +25,11 @@ before(async () => {
   images.set('/blue-square.jpg', await drawShape('square', '#1030d0'));
   images.set('/black-triangle.jpg', await drawShape('triangle', '#111111'));
   images.set('/broken.jpg', Buffer.from('not an image at all'));
+  // The same two photos under many addresses: a store's own labelled catalog.
+  for (let i = 0; i < 40; i++) {
+    images.set(`/own-circle-${i}.jpg`, images.get('/red-circle.jpg')!);
+    images.set(`/own-square-${i}.jpg`, images.get('/blue-square.jpg')!);
+  }
   server = await startImageServer(images);
 });
 after(async () => {
@@ -225,6 +230,35 @@ describeEachDialect(
         token: store.api_token,
       });
       assert.equal(foreign.statusCode, 404, foreign.body);
+    });
+
+    it('learns a store’s own labels from its own labelled photos, and offers them to the products that lack one', async () => {
+      const t = ctx();
+      const store = await t.container.stores.createStore({ workspaceName: `tagging-${++stores}`, name: 'Own words' });
+      const labelled = Array.from({ length: 32 }, (_, i) =>
+        product(`OWN-${i}`, i % 2 === 0 ? `/own-circle-${i}.jpg` : `/own-square-${i}.jpg`, {
+          Category: i % 2 === 0 ? 'Zorblax' : 'Quintar',
+        }),
+      );
+      const res = await t.request({
+        method: 'POST',
+        url: `/v1/products?store_uuid=${store.store_uuid}`,
+        token: store.api_token,
+        payload: [
+          ...labelled,
+          product('NEW-CIRCLE', '/own-circle-39.jpg'),
+          product('NEW-SQUARE', '/own-square-39.jpg'),
+        ],
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      await t.container.imageCatalog.catchUp(store.store_uuid);
+      await t.container.imageWorker.drain();
+      const { items } = await suggestions(t, store, '&field=type');
+      const typeOf = (code: string) => items.find((s) => s.product_code === code);
+      assert.equal(typeOf('NEW-CIRCLE')?.value, 'Zorblax', JSON.stringify(typeOf('NEW-CIRCLE')));
+      assert.equal(typeOf('NEW-SQUARE')?.value, 'Quintar');
+      assert.equal((typeOf('NEW-SQUARE') as { source?: string }).source, 'store');
+      assert.equal(typeOf('NEW-SQUARE')?.new_label, false);
     });
 
     it('auto-applies above a threshold only to fields a product lacks, never over a merchandiser’s value', async () => {

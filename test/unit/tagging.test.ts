@@ -5,6 +5,7 @@ import { overridesOf } from '../../src/catalog/vocabulary/vocabulary-overrides.j
 import { StoreWords } from '../../src/modules/tagging/store-words.js';
 import { ComplementsService } from '../../src/modules/complements/complements.service.js';
 import { Tagger, TAGGER_FIELDS } from '../../src/vision/tagger.js';
+import { StoreLabelModel } from '../../src/modules/tagging/store-model.js';
 
 function wordsOf(language: string, products: Array<{ category: string; department: string; colour: string }>) {
   const vocabulary = new StoreVocabulary(
@@ -56,5 +57,36 @@ describe('tagging: the shipped tagger', () => {
       assert.ok(tagger.defaultThreshold(field) > 0.5 && tagger.defaultThreshold(field) < 1);
     }
     assert.deepEqual(tagger.predict(vector), prediction, 'deterministic');
+  });
+});
+
+describe('tagging: a store’s own labels learned from its own photos', () => {
+  /** Unit vectors around a direction per label, with a little seeded noise. */
+  function samples(labels: string[], perLabel: number) {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
+    return labels.flatMap((label, k) =>
+      Array.from({ length: perLabel }, () => {
+        const vector = new Float32Array(16).map((_, j) => (j === k ? 1 : 0) + random() * 0.6);
+        const norm = Math.hypot(...vector);
+        return { vector: vector.map((x) => x / norm), label };
+      }),
+    );
+  }
+
+  it('needs enough labelled photos and two labels with a few photos each', () => {
+    assert.equal(StoreLabelModel.fit(samples(['Sleep Bag', 'Divided'], 4)), undefined, 'too few per label');
+    assert.equal(StoreLabelModel.fit(samples(['Sleep Bag'], 40)), undefined, 'one label');
+  });
+
+  it('reads a photo as the store’s own label, with a calibrated confidence and its leave-one-out accuracy', () => {
+    const model = StoreLabelModel.fit(samples(['Sleep Bag', 'Divided', 'Essentials'], 30))!;
+    assert.deepEqual(model.labels, ['Divided', 'Essentials', 'Sleep Bag']);
+    assert.ok(model.accuracy > 0.8, `accuracy ${model.accuracy}`);
+    const probe = new Float32Array(16);
+    probe[0] = 1;
+    const prediction = model.predict(probe);
+    assert.equal(prediction.label, 'Sleep Bag');
+    assert.ok(prediction.confidence > 0.5 && prediction.confidence <= 1);
   });
 });

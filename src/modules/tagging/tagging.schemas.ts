@@ -42,6 +42,12 @@ export const SuggestionSchema = component(
     }),
     reason: Type.Optional(Type.String({ description: 'why the photo gave no suggestion' })),
     decision: Type.Optional(Type.String({ description: 'reviewed ones: accepted, corrected, rejected or auto' })),
+    source: Type.Optional(
+      Type.Union([Type.Literal('tagger'), Type.Literal('store')], {
+        description:
+          "tagger: the shipped model; store: the store's own labelled photos, for a field they read better (its own labels, for products lacking the field)",
+      }),
+    ),
   }),
 );
 

@@ -6,12 +6,13 @@ import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { StoreVocabulary } from '../../catalog/vocabulary/store-vocabulary.js';
 import { labelsOf } from '../../catalog/vocabulary/store-vocabulary.js';
-import { textOf } from '../../catalog/product-fields.js';
+import { productImageUrls } from '../../catalog/product-fields.js';
 import { TAGGER_FIELDS, type Tagger, type TaggerField } from '../../vision/tagger.js';
 import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
 import { MAX_NAME_LENGTH } from '../../catalog/limits.js';
 import { FIELD_ATTRIBUTE, StoreWords } from './store-words.js';
 import * as repo from './tagging.repository.js';
+import { buildSuggestions } from './suggestion-builder.js';
 
 /** A suggestion as the review queue lists it. */
 export interface Suggestion {
@@ -30,6 +31,8 @@ export interface Suggestion {
   predicted: string | null;
   /** reviewed suggestions only: what was decided. */
   decision?: string;
+  /** What read the photo: the shipped tagger, or the store's own labelled photos (its own labels). */
+  source?: 'tagger' | 'store';
 }
 
 export interface StoredImage {
@@ -44,7 +47,6 @@ export interface TaggingSettings {
   auto_apply: Record<TaggerField, number | null>;
 }
 
-const IMAGE_FIELDS = ['Image URL 1', 'Image URL 2', 'Image URL 3', 'Image URL 4', 'Image URL 5', 'Image URL 6'];
 const NO_AUTO_APPLY: TaggingSettings = { auto_apply: { type: null, colour: null, audience: null } };
 
 /**
@@ -112,7 +114,8 @@ export class TaggingService {
       for (const product of page) {
         vocabulary.add(labelsOf(product.attributes));
         if (product.status === 'problem') problems.add(product.code);
-        const url = IMAGE_FIELDS.map((f) => textOf(product.attributes[f])).find((u) => u !== '') ?? null;
+        // The photo a suggestion reads: the product's first image.
+        const url = productImageUrls(product.attributes)[0]?.[1] ?? null;
         products.push({ code: product.code, attributes: product.attributes, url });
       }
     const words = new StoreWords(vocabulary.report(), store.language);
@@ -126,79 +129,8 @@ export class TaggingService {
         r.decision,
       ]),
     );
-    const out: Suggestion[] = [];
-    for (const product of products) {
-      if (!product.url) continue;
-      const image = images.get(product.url);
-      const current = (field: TaggerField) => textOf(product.attributes[FIELD_ATTRIBUTE[field]]) || null;
-      const unreadable = (reason: string) => {
-        for (const field of TAGGER_FIELDS)
-          out.push({
-            product_code: product.code,
-            field,
-            value: null,
-            confidence: 0,
-            current_value: current(field),
-            new_label: false,
-            image_url: product.url,
-            reason,
-            predicted: null,
-          });
-      };
-      if (!tagger) {
-        unreadable('no tagger model is installed');
-        continue;
-      }
-      if (!image || image.state === 'pending') {
-        unreadable('the photo is not indexed yet');
-        continue;
-      }
-      if (image.state === 'failed' || !image.vector || image.scale === null) {
-        unreadable(`the photo could not be indexed: ${image.error ?? image.state}`);
-        continue;
-      }
-      if (!image.model || !tagger.reads(image.model)) {
-        unreadable(`the photo was indexed by ${image.model ?? 'no model'}, which the tagger does not read`);
-        continue;
-      }
-      const zeroPoint = tagger.manifest.zero_point;
-      const vector = Float32Array.from(image.vector, (c) => (c - zeroPoint) * image.scale!);
-      const predictions = tagger.predict(vector);
-      for (const field of TAGGER_FIELDS) {
-        const { value, confidence } = predictions[field];
-        const currentValue = current(field);
-        const decision = reviewed.get(`${product.code}\u0000${field}\u0000${product.url}`);
-        // Nothing to suggest where the product already says it, in whatever words (a reviewed one stays listed).
-        const said = currentValue && this.#meaning(vocabulary, field, currentValue, product.attributes) === value;
-        if (said && !decision) continue;
-        const { label, newLabel } = words.labelFor(field, value);
-        out.push({
-          product_code: product.code,
-          field,
-          value: label,
-          confidence: Math.round(confidence * 1000) / 1000,
-          current_value: currentValue,
-          new_label: newLabel,
-          image_url: product.url,
-          predicted: value,
-          ...(decision ? { decision } : {}),
-        });
-      }
-    }
-    out.sort(
-      (a, b) =>
-        b.confidence - a.confidence ||
-        (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0) ||
-        TAGGER_FIELDS.indexOf(a.field) - TAGGER_FIELDS.indexOf(b.field),
-    );
+    const out = buildSuggestions({ products, images, reviewed, tagger, vocabulary, words });
     return { suggestions: out, problems };
-  }
-
-  /** What a product's current value means to the vocabulary: its garment concept, colour family or audience. */
-  #meaning(vocabulary: StoreVocabulary, field: TaggerField, label: string, attributes: Record<string, unknown>) {
-    if (field === 'type') return vocabulary.place(labelsOf(attributes)).concept;
-    if (field === 'colour') return vocabulary.colour(label).family;
-    return vocabulary.audience(label).audience;
   }
 
   /** GET /v1/products/suggestions: open (not reviewed for the current photo) or reviewed ones, filtered and paged. */

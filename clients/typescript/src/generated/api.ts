@@ -1738,6 +1738,8 @@ export interface components {
             product_code: string;
             /** @description why the photo gave no suggestion */
             reason?: string;
+            /** @description tagger: the shipped model; store: the store's own labelled photos, for a field they read better (its own labels, for products lacking the field) */
+            source?: "tagger" | "store";
             /** @description the label offered, in the store's own words; null when the photo could not be read (see reason) */
             value: string | null;
         };
