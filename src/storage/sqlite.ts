@@ -161,6 +161,8 @@ class RoutingSqliteDriver implements Driver {
     private readonly close: () => void,
     /** Called after every statement on the writer (the committed version is no longer the one read). */
     private readonly afterWrite: () => void,
+    /** Whether the writer is inside a transaction (SQLite ends one itself on a full disk or an I/O error). */
+    private readonly inTransaction: () => boolean = () => true,
   ) {}
 
   wrote() {
@@ -184,6 +186,9 @@ class RoutingSqliteDriver implements Driver {
   }
 
   async rollbackTransaction(connection: RoutedConnection) {
+    // SQLite rolled the transaction back itself (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM): a ROLLBACK
+    // now would fail and hide the error that explains what happened.
+    if (!this.inTransaction()) return;
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
@@ -251,6 +256,7 @@ export function openSqlite(url: string): StorageHandle {
     checkpointer,
     () => connection.close(),
     forgetVersion,
+    () => connection.inTransaction,
   );
   const db = withDialect(new Kysely<Database>({ dialect: new RoutingSqliteDialect(driver) }), sqliteDialect);
   const handle: StorageHandle = {

@@ -161,6 +161,13 @@ export const importsAdminRoutes: FastifyPluginAsyncTypebox<{ imports: ImportsSer
         tags,
         summary: 'Rejected rows of an import (NDJSON: line, product_code, reason, details, row)',
         params: Type.Object({ id: Type.String() }),
+        response: {
+          200: {
+            description: 'one JSON object per rejected row (empty when none was rejected)',
+            content: { 'application/x-ndjson': { schema: Type.Unknown() } },
+          },
+          ...standardErrors(),
+        },
       },
     },
     async (request, reply) => {

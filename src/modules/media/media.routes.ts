@@ -5,7 +5,7 @@ import { ok } from '../../http/envelope.js';
 import { FilePart } from '../../http/openapi.js';
 import { Envelope, EnvelopeError, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
-import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS } from './media-types.js';
+import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS, MEDIA_TYPES } from './media-types.js';
 import { mediaBaseUrl, type IncomingFile, type MediaService } from './media.service.js';
 import { MediaParams, UploadQuery, UploadResultSchema } from './media.schemas.js';
 import { formatMegapixels, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
@@ -65,9 +65,10 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService; publi
   );
 };
 
+/** The bytes, under the content type each kind of upload is stored and served as. */
 const MediaBytes = (description: string) => ({
   description,
-  content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+  content: Object.fromEntries(MEDIA_TYPES.map((type) => [type.mime, { schema: Type.String({ format: 'binary' }) }])),
 });
 
 /** GET /media/{media_key}: the bytes of an upload, public (storefronts load them), immutable. */

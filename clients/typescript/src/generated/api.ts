@@ -2254,15 +2254,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success: the envelope with `data` */
+            /** @description one JSON object per rejected row (empty when none was rejected) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/x-ndjson": unknown;
+                };
             };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
         };
     };
     adminListStores: {
@@ -4062,7 +4072,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "application/pdf": string;
+                    "image/avif": string;
+                    "image/gif": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "model/gltf-binary": string;
+                    "video/mp4": string;
                 };
             };
             /** @description the requested byte range (single ranges only) */
@@ -4072,7 +4089,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "application/pdf": string;
+                    "image/avif": string;
+                    "image/gif": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "model/gltf-binary": string;
+                    "video/mp4": string;
                 };
             };
             304: components["responses"]["MediaNotModified"];
