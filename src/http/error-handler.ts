@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AppError,
@@ -160,6 +161,36 @@ export function errorBody(shape: ErrorShape, requestId: string, { status, messag
   return data ? { ...errorEnvelope(requestId, message), data } : errorEnvelope(requestId, message);
 }
 
+/** How much of a refused body is read and dropped, at most, before the connection is closed anyway. */
+const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+const DISCARD_MAX_MS = 10_000;
+
+/** Reads and drops what is left of a request body, until its end, the byte bound or the time bound. */
+function discardRest(raw: IncomingMessage): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      clearTimeout(timer);
+      raw.off('data', onData);
+      raw.off('end', done);
+      raw.off('close', done);
+      raw.off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DISCARD_MAX_BYTES) done();
+    };
+    const timer = setTimeout(done, DISCARD_MAX_MS);
+    raw.on('data', onData);
+    raw.once('end', done);
+    raw.once('close', done);
+    raw.once('error', done);
+    raw.resume();
+  });
+}
+
 /** Registered once, at the root: every error of every route goes through here. */
 export function registerErrorHandling(
   app: FastifyInstance,
@@ -177,6 +208,12 @@ export function registerErrorHandling(
         'request rejected',
       );
     if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
+    // A body refused for its size is read to its end (up to a bound) before the answer, so a client
+    // still sending it reads the 413 instead of a reset; then the connection closes.
+    if (classified.status === 413 && !request.raw.complete) {
+      reply.header('connection', 'close');
+      await discardRest(request.raw);
+    }
     return reply
       .code(classified.status)
       .type('application/json; charset=utf-8')
