@@ -11,6 +11,7 @@ import { createContainer, type Container } from '../../src/container.js';
 import { openDatabase } from '../../src/storage/database.js';
 import type { StorageHandle } from '../../src/storage/dialect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
+import { OpenApiConformance } from './openapi-conformance.js';
 import type { CreatedStore } from '../../src/modules/stores/stores.service.js';
 import { DIALECTS, POSTGRES_SKIP, POSTGRES_URL } from './backends.js';
 
@@ -77,6 +78,7 @@ export async function buildTestApp(dialect: Dialect, overrides: Partial<Config> 
   const container = createContainer(config, { storage });
   const app = await buildApp(container, { logger: false });
   await app.ready();
+  let conformance: OpenApiConformance | undefined;
   const store = await container.stores.createStore({
     workspaceName: `ws-${randomBytes(4).toString('hex')}`,
     name: 'Test Store',
@@ -88,11 +90,18 @@ export async function buildTestApp(dialect: Dialect, overrides: Partial<Config> 
     app,
     container,
     store,
-    request({ token, ...options }) {
+    async request({ token, ...options }) {
       const headers: Record<string, string> = { ...(options.headers as Record<string, string> | undefined) };
       if (token !== null && headers.authorization === undefined)
         headers.authorization = `Bearer ${token ?? store.api_token}`;
-      return app.inject({ ...options, headers });
+      const res = await app.inject({ ...options, headers });
+      conformance ??= new OpenApiConformance(app.swagger() as never);
+      const wrong = conformance.check(options.method ?? 'GET', String(options.url ?? ''), res);
+      if (wrong) {
+        if (process.env.OPENAPI_CONFORMANCE === 'report') console.log(`OPENAPI MISMATCH: ${wrong}`);
+        else throw new Error(`the answer is not as /openapi.json documents it: ${wrong}`);
+      }
+      return res;
     },
     async close() {
       await app.close();
