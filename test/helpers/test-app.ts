@@ -96,7 +96,8 @@ export async function buildTestApp(dialect: Dialect, overrides: Partial<Config> 
         headers.authorization = `Bearer ${token ?? store.api_token}`;
       const res = await app.inject({ ...options, headers });
       conformance ??= new OpenApiConformance(app.swagger() as never);
-      const wrong = conformance.check(options.method ?? 'GET', String(options.url ?? ''), res);
+      const url = typeof options.url === 'string' ? options.url : (options.path ?? '');
+      const wrong = conformance.check(options.method ?? 'GET', typeof url === 'string' ? url : '', res);
       if (wrong) {
         if (process.env.OPENAPI_CONFORMANCE === 'report') console.log(`OPENAPI MISMATCH: ${wrong}`);
         else throw new Error(`the answer is not as /openapi.json documents it: ${wrong}`);
