@@ -51,13 +51,27 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
 }
 
 /** Brings the schema up to date; safe to run from several processes (Kysely takes a lock). */
-export async function migrateToLatest(storage: StorageHandle, upTo?: string): Promise<string[]> {
+function migratorFor(storage: StorageHandle): Migrator {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage.dialect.name) };
-  const migrator = new Migrator({
+  return new Migrator({
     db: storage.db,
     provider,
     ...(storage.schema ? { migrationTableSchema: storage.schema } : {}),
   });
+}
+
+/** The migrations that have not run on this database yet, in the order they would (`vitrine migrate --dry-run`). */
+export async function pendingMigrations(storage: StorageHandle): Promise<string[]> {
+  const migrations = await migratorFor(storage).getMigrations();
+  return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+/**
+ * Brings the schema up to date: each migration in a transaction of its own (both engines' DDL is
+ * transactional), so one that fails leaves the database as the previous one left it.
+ */
+export async function migrateToLatest(storage: StorageHandle, upTo?: string): Promise<string[]> {
+  const migrator = migratorFor(storage);
   for (let attempt = 1; ; attempt++) {
     // `upTo` (tests of a migration): stop after that one.
     const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());

@@ -23,9 +23,9 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(databaseUrl: string, args: string[]): CliResult {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+export function runCli(databaseUrl: string, args: string[], bin = BIN, env: Record<string, string> = {}): CliResult {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });

@@ -17,9 +17,11 @@ export async function startServe(
   databaseUrl: string,
   env: Record<string, string> = {},
   args: string[] = [],
+  /** Another release's `bin/vitrine.js` (the upgrade test starts the previous one). */
+  bin = path.resolve('bin/vitrine.js'),
 ): Promise<ServedVitrine> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-serve-'));
-  const child = spawn(process.execPath, [path.resolve('bin/vitrine.js'), 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl, VITRINE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,21 +1,41 @@
 import type { Command } from 'commander';
 import { printResult } from '../output.js';
-import { loadConfig, withStores } from '../command-context.js';
+import { loadConfig } from '../command-context.js';
 
 /** `vitrine migrate`, `backup` and `restore`: the database itself. */
 export function registerDatabaseCommands(program: Command): void {
   program
     .command('migrate')
     .description('create or update the database schema')
+    .option('--dry-run', 'list the migrations that would run, and run none')
     .option('--json', 'print one JSON object')
-    .action(async (options: { json?: boolean }) => {
-      const applied = await withStores(async () => []);
-      const config = await loadConfig();
-      printResult(
-        !!options.json,
-        { migrated: true, applied },
-        `schema up to date (${config.databaseUrl.split('@').pop()})`,
-      );
+    .action(async (options: { json?: boolean; dryRun?: boolean }) => {
+      const config = await loadConfig(process.env, { logLevel: 'silent' });
+      const [{ openDatabase }, { migrateToLatest, pendingMigrations }] = await Promise.all([
+        import('../../storage/database.js'),
+        import('../../storage/migrate.js'),
+      ]);
+      const storage = openDatabase(config.databaseUrl);
+      try {
+        const where = config.databaseUrl.split('@').pop();
+        if (options.dryRun) {
+          const pending = await pendingMigrations(storage);
+          printResult(
+            !!options.json,
+            { migrated: false, pending },
+            pending.length === 0 ? `schema up to date (${where})` : `would run: ${pending.join(', ')} (${where})`,
+          );
+          return;
+        }
+        const applied = await migrateToLatest(storage);
+        printResult(
+          !!options.json,
+          { migrated: true, applied },
+          applied.length === 0 ? `schema up to date (${where})` : `ran ${applied.join(', ')} (${where})`,
+        );
+      } finally {
+        await storage.close();
+      }
     });
 
   program
