@@ -5,7 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { jsonOf, runCli } from '../helpers/cli.js';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
+import { POSTGRES_SKIP, POSTGRES_URL } from '../helpers/backends.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
 
 /** A CLI command that does not block this process (writes keep flowing while it runs). */
@@ -95,5 +98,116 @@ describe('vitrine backup / restore (SQLite)', () => {
     const postgres = runCli('postgres://postgres@127.0.0.1:1/none', ['backup', path.join(dir, 'pg.db')]);
     assert.notEqual(postgres.status, 0);
     assert.match(postgres.stderr, /pg_dump/);
+  });
+});
+
+describe('vitrine backup / restore (PostgreSQL)', { skip: POSTGRES_SKIP }, () => {
+  const source = cliDatabase('postgres');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-pg-backup-'));
+  const databases: string[] = [];
+  let served: ServedVitrine[] = [];
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      return await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  /** A fresh database with the source's schema name in its URL (pg_restore recreates the schema). */
+  const freshTarget = async () => {
+    const name = `vitrine_restore_${randomBytes(5).toString('hex')}`;
+    await admin(`CREATE DATABASE ${name}`);
+    databases.push(name);
+    const url = new URL(source());
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  /** Every row of every table of a database's schema, in a stable order. */
+  const rowsOf = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const schema = /search_path=([A-Za-z0-9_]+)/.exec(new URL(url).searchParams.get('options') ?? '')![1];
+      const tables = await client.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY 1`,
+        [schema],
+      );
+      const out: Record<string, string[]> = {};
+      for (const { table_name: table } of tables.rows) {
+        const { rows } = await client.query(`SELECT * FROM "${schema}"."${table}"`);
+        out[table] = rows.map((row) => JSON.stringify(row)).sort();
+      }
+      return out;
+    } finally {
+      await client.end();
+    }
+  };
+  after(async () => {
+    for (const s of served) await s.stop();
+    for (const name of databases) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('dumps one snapshot while writes go on, restores it into an empty database, row for row and answer for answer', async (t) => {
+    assert.equal(runCli(source(), ['migrate']).status, 0);
+    const store = jsonOf(runCli(source(), ['store', 'create', '--workspace-name', 'B', '--name', 'Shop', '--json']));
+    const live = await startServe(source(), {}, ['--processes', '1']);
+    served.push(live);
+    const url = `${live.url}/v1/products?store_uuid=${store.store_uuid}`;
+    const headers = { authorization: `Bearer ${store.api_token}`, 'content-type': 'application/json' };
+    let batches = 0;
+    let writing = true;
+    const writes = (async () => {
+      while (writing || batches < 5) {
+        const items = Array.from({ length: 100 }, (_, i) => ({
+          product_code: `p${batches}-${i}`,
+          'Product Name': `${i % 2 ? 'Red' : 'Blue'} Shirt ${batches}-${i}`,
+          Category: 'Shirts',
+          'Selling Price': '10',
+          'Image URL 1': `https://images.example/${batches}-${i}.jpg`,
+        }));
+        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(items) });
+        assert.equal(res.status, 200);
+        batches++;
+      }
+    })();
+    while (batches < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    // 1. While writes go on: one consistent snapshot.
+    const during = path.join(dir, 'during.dump');
+    const backup = await runCliAsync(source(), ['backup', during, '--json']);
+    writing = false;
+    await writes;
+    jsonOf(backup);
+    const first = await freshTarget();
+    const restored = jsonOf(runCli(first, ['restore', during, '--json']));
+    assert.ok(restored.products > 0 && restored.products % 100 === 0, `whole batches only: ${restored.products}`);
+    const consistent = await rowsOf(first);
+    const seq = JSON.parse(consistent.stores[0]).change_seq as number;
+    assert.equal(consistent.change_log.length, Number(seq), 'the change log and its counter agree');
+    assert.equal(consistent.products.length, restored.products);
+    t.diagnostic(`snapshot taken while writing: ${restored.products} of ${batches * 100} products`);
+    // Restoring over a catalog is refused.
+    const again = runCli(first, ['restore', during]);
+    assert.notEqual(again.status, 0);
+    assert.match(again.stderr, /already holds a catalog/);
+    // 2. Writes stopped: the copy is the source, row for row, and answers as it does.
+    const after = path.join(dir, 'after.dump');
+    jsonOf(runCli(source(), ['backup', after, '--json']));
+    const second = await freshTarget();
+    jsonOf(runCli(second, ['restore', after, '--json']));
+    assert.deepEqual(await rowsOf(second), await rowsOf(source()));
+    const copy = await startServe(second, {}, ['--processes', '1']);
+    served.push(copy);
+    for (const query of ['red shirt', 'blue', 'shirt 4-1']) {
+      const ask = async (base: string) => {
+        const res = await fetch(`${base}/v1/search?store_uuid=${store.store_uuid}&query=${encodeURIComponent(query)}`, {
+          headers,
+        });
+        return (await res.json()) as { data: unknown };
+      };
+      assert.deepEqual((await ask(copy.url)).data, (await ask(live.url)).data, query);
+    }
   });
 });

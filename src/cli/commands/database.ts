@@ -40,12 +40,16 @@ export function registerDatabaseCommands(program: Command): void {
 
   program
     .command('backup')
-    .description('a consistent copy of the SQLite database while it serves (PostgreSQL: pg_dump, see README)')
+    .description(
+      'a consistent copy of the database while it serves: SQLite a file (VACUUM INTO), PostgreSQL pg_dump in its custom format',
+    )
     .argument('<file>', 'where to write the copy (a new file)')
     .option('--json', 'print one JSON object')
     .action(async (file: string, options: { json?: boolean }) => {
-      const { backupSqlite } = await import('../../storage/backup.js');
-      const summary = backupSqlite((await loadConfig()).databaseUrl, file);
+      const { databaseUrl } = await loadConfig();
+      const summary = databaseUrl.startsWith('sqlite:')
+        ? (await import('../../storage/backup.js')).backupSqlite(databaseUrl, file)
+        : await (await import('../../storage/postgres-backup.js')).backupPostgres(databaseUrl, file);
       printResult(
         !!options.json,
         summary,
@@ -55,16 +59,23 @@ export function registerDatabaseCommands(program: Command): void {
 
   program
     .command('restore')
-    .description('put a backup in place of the SQLite database (stop vitrine serve first)')
+    .description(
+      'SQLite: put a backup in place of the database (stop vitrine serve first); PostgreSQL: load it into an empty database',
+    )
     .argument('<file>', 'a file made by vitrine backup')
     .option('--json', 'print one JSON object')
     .action(async (file: string, options: { json?: boolean }) => {
-      const { restoreSqlite } = await import('../../storage/backup.js');
-      const summary = restoreSqlite(file, (await loadConfig()).databaseUrl);
-      printResult(
-        !!options.json,
-        summary,
-        `restored ${summary.products} products into ${summary.file}; the previous database is kept as ${summary.file}.before-restore`,
-      );
+      const { databaseUrl } = await loadConfig();
+      if (databaseUrl.startsWith('sqlite:')) {
+        const summary = (await import('../../storage/backup.js')).restoreSqlite(file, databaseUrl);
+        printResult(
+          !!options.json,
+          summary,
+          `restored ${summary.products} products into ${summary.file}; the previous database is kept as ${summary.file}.before-restore`,
+        );
+        return;
+      }
+      const summary = await (await import('../../storage/postgres-backup.js')).restorePostgres(file, databaseUrl);
+      printResult(!!options.json, summary, `restored ${summary.products} products from ${summary.file}`);
     });
 }
