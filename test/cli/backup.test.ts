@@ -105,7 +105,7 @@ describe('vitrine backup / restore (PostgreSQL)', { skip: POSTGRES_SKIP }, () =>
   const source = cliDatabase('postgres');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-pg-backup-'));
   const databases: string[] = [];
-  let served: ServedVitrine[] = [];
+  const served: ServedVitrine[] = [];
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: POSTGRES_URL });
     await client.connect();
