@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import zlib from 'node:zlib';
 import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
@@ -23,6 +24,16 @@ function decoded(res: LightMyRequestResponse): Buffer {
   if (encoding === 'deflate') return zlib.inflateSync(res.rawPayload);
   if (encoding === 'br') return zlib.brotliDecompressSync(res.rawPayload);
   return res.rawPayload;
+}
+
+const shared = new Map<string, OpenApiConformance>();
+
+/** One checker per distinct document (apps of the same configuration share its compiled schemas). */
+export function conformanceFor(doc: unknown): OpenApiConformance {
+  const key = createHash('sha1').update(JSON.stringify(doc)).digest('hex');
+  let conformance = shared.get(key);
+  if (!conformance) shared.set(key, (conformance = new OpenApiConformance(doc as Doc)));
+  return conformance;
 }
 
 export class OpenApiConformance {

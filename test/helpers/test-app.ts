@@ -11,7 +11,7 @@ import { createContainer, type Container } from '../../src/container.js';
 import { openDatabase } from '../../src/storage/database.js';
 import type { StorageHandle } from '../../src/storage/dialect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { OpenApiConformance } from './openapi-conformance.js';
+import { conformanceFor, type OpenApiConformance } from './openapi-conformance.js';
 import type { CreatedStore } from '../../src/modules/stores/stores.service.js';
 import { DIALECTS, POSTGRES_SKIP, POSTGRES_URL } from './backends.js';
 
@@ -95,7 +95,8 @@ export async function buildTestApp(dialect: Dialect, overrides: Partial<Config> 
       if (token !== null && headers.authorization === undefined)
         headers.authorization = `Bearer ${token ?? store.api_token}`;
       const res = await app.inject({ ...options, headers });
-      conformance ??= new OpenApiConformance(app.swagger() as never);
+      if (process.env.OPENAPI_CONFORMANCE === 'off') return res;
+      conformance ??= conformanceFor(app.swagger());
       const url = typeof options.url === 'string' ? options.url : (options.path ?? '');
       const wrong = conformance.check(options.method ?? 'GET', typeof url === 'string' ? url : '', res);
       if (wrong) {
