@@ -58,7 +58,9 @@ export class ProductQueries {
       repo.countProblemsByReason(this.storage.db, store.id),
       repo.countSkuRejectionsSince(this.storage.db, store.id, since),
     ]);
-    const fixable = byReason.length > 0 && this.#fixable ? await this.#fixable(store) : {};
+    // Reading every photo's suggestion costs a pass over the catalog: only where one could fix something.
+    const missingCategory = byReason.some((row) => row.reason === 'Missing category');
+    const fixable = missingCategory && this.#fixable ? await this.#fixable(store) : {};
     const counts = byReason.map((row) => ({
       _id: row.reason,
       count: Number(row.n),
