@@ -521,12 +521,17 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await cards.first().focus();
     await page.keyboard.press('a');
     await page.getByRole('status').filter({ hasText: '1 accepted' }).waitFor();
-    const product = await api(
-      'GET',
-      `/v1/products?store_uuid=${store.store_uuid}&product_code=${first}`,
-      store.api_token,
-    );
-    assert.ok(product.products[0].Colour, `${first} got a colour`);
+    let colour: unknown;
+    for (let i = 0; i < 50 && !colour; i++) {
+      const product = await api(
+        'GET',
+        `/v1/products?store_uuid=${store.store_uuid}&product_code=${first}`,
+        store.api_token,
+      );
+      colour = product.products[0].Colour;
+      if (!colour) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(colour, `${first} got a colour`);
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid="suggestion"]').length === n - 1, before);
     await cards.first().focus();
     await page.keyboard.press('r');

@@ -46,12 +46,16 @@ export function TaggingScreen({ ctx }: { ctx: StoreContext }) {
   const [field, setField] = useState<Field>('type');
   const [tick, setTick] = useState(0);
   const key = `${store}|${field}|${tick}`;
+  // The list remembers its field: while another field's list loads, the previous one is not shown
+  // (a key pressed on it would review the wrong field).
   const loaded = useLoad(
-    (signal) =>
-      call<Suggestion[]>('/v1/products/suggestions', {
+    async (signal) => ({
+      field,
+      items: await call<Suggestion[]>('/v1/products/suggestions', {
         query: { store_uuid: store, field, limit: PAGE },
         signal,
       }),
+    }),
     key,
   );
   const settingsPath = `/admin/v1/stores/${encodeURIComponent(store)}/tagging`;
@@ -68,7 +72,7 @@ export function TaggingScreen({ ctx }: { ctx: StoreContext }) {
   const defaultThreshold = settings.data?.default_thresholds[field] ?? 0.8;
   useEffect(() => setThreshold(String(defaultThreshold)), [defaultThreshold, field]);
 
-  const items = loaded.data ?? [];
+  const items = loaded.data?.field === field ? loaded.data.items : [];
   const readable = items.filter((s) => s.value !== null);
   const unreadable = items.filter((s) => s.value === null);
   const groups = new Map<string, Suggestion[]>();
@@ -164,7 +168,7 @@ export function TaggingScreen({ ctx }: { ctx: StoreContext }) {
         </p>
       ) : null}
       {loaded.loading && !loaded.data ? <p class="loading">Reading the suggestions…</p> : null}
-      {loaded.data && readable.length === 0 ? <p>Nothing to review for this field.</p> : null}
+      {loaded.data?.field === field && readable.length === 0 ? <p>Nothing to review for this field.</p> : null}
       {[...groups].map(([value, group]) => {
         const confident = group.filter((s) => s.confidence >= minimum);
         return (
