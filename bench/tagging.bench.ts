@@ -7,7 +7,7 @@ import {
   calibrationError,
   crossValidateField,
   DEFAULT_TAGGER_FIT,
-  type Prediction,
+  topConfusions,
 } from '../training/fit-tagger.js';
 import { Tagger, TAGGER_FIELDS, type TaggerField } from '../src/vision/tagger.js';
 import { StoreVocabulary } from '../src/catalog/vocabulary/store-vocabulary.js';
@@ -64,21 +64,8 @@ for (const field of TAGGER_FIELDS) {
       return `${fmt(p.precision, 3)} / ${fmt(p.coverage, 2)}`;
     }).join(' | ')} |`,
   );
-  confusions.push(`- ${field}: ${topConfusions(predictions, classes).join(', ')}`);
+  confusions.push(`- ${field}: ${topConfusions(predictions, classes, 6).join(', ')}`);
   console.log(`${field}: precision ${fmt(at.precision, 3)} coverage ${fmt(at.coverage, 3)} at ${threshold}`);
-}
-
-function topConfusions(predictions: Prediction[], classes: string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const p of predictions)
-    if (p.predicted !== p.truth) {
-      const key = `${classes[p.truth]} → ${classes[p.predicted]}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-  return [...counts]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, 6)
-    .map(([key, n]) => `${key} (${n})`);
 }
 
 // In the store's words: the 44k catalog as a store (Category = articleType, Department = gender,

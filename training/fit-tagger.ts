@@ -1,3 +1,5 @@
+import { fitTemperature, softmaxInPlace } from '../src/vision/calibration.js';
+
 /**
  * The tagger's classifiers: one multinomial logistic regression per field over the served image
  * vectors (what the images table stores), fitted by full-batch Adam with an L2 penalty (no
@@ -31,15 +33,6 @@ export function logitsOf(weights: Float32Array, classes: number, x: Float32Array
     out[k] = sum;
   }
   return out;
-}
-
-export function softmaxInPlace(values: Float64Array, temperature = 1): Float64Array {
-  let max = -Infinity;
-  for (const v of values) max = Math.max(max, v / temperature);
-  let total = 0;
-  for (let k = 0; k < values.length; k++) total += values[k] = Math.exp(values[k] / temperature - max);
-  for (let k = 0; k < values.length; k++) values[k] /= total;
-  return values;
 }
 
 /** Fits one field's weights on vectors with class indexes (temperature 1). */
@@ -94,28 +87,6 @@ export function fitSoftmax(
   return Float32Array.from(w);
 }
 
-/** The temperature minimising the negative log-likelihood of held-out logits (golden-section search). */
-export function fitTemperature(logits: Float64Array[], labels: number[]): number {
-  const nll = (t: number) => {
-    let total = 0;
-    for (let i = 0; i < logits.length; i++) {
-      const p = softmaxInPlace(Float64Array.from(logits[i]), t);
-      total -= Math.log(Math.max(p[labels[i]], 1e-12));
-    }
-    return total / Math.max(1, logits.length);
-  };
-  let low = 0.05;
-  let high = 10;
-  const ratio = (Math.sqrt(5) - 1) / 2;
-  for (let i = 0; i < 60; i++) {
-    const a = high - ratio * (high - low);
-    const b = low + ratio * (high - low);
-    if (nll(a) < nll(b)) high = b;
-    else low = a;
-  }
-  return (low + high) / 2;
-}
-
 /** A deterministic fold number per item (stratified by label: each fold holds a share of each class). */
 export function foldsOf(labels: number[], folds: number): number[] {
   const seen = new Map<number, number>();
@@ -157,7 +128,7 @@ export function crossValidateField(
     for (let i = 0; i < vectors.length; i++) if (fold[i] === f) logits[i] = logitsOf(weights, classes, vectors[i]);
     onFold?.(f);
   }
-  const temperature = fitTemperature(logits, labels);
+  const temperature = fitTemperature(logits, labels, { low: 0.05, high: 10, steps: 60 });
   const predictions = logits.map((l, i) => {
     const p = softmaxInPlace(Float64Array.from(l), temperature);
     let best = 0;
@@ -195,4 +166,18 @@ export function thresholdFor(predictions: Prediction[], target: number): number 
   const sorted = [...new Set(predictions.map((p) => Math.round(p.confidence * 100) / 100))].sort((a, b) => a - b);
   for (const threshold of sorted) if (atThreshold(predictions, threshold).precision >= target) return threshold;
   return null;
+}
+
+/** The most frequent mistakes (truth → predicted, with counts). */
+export function topConfusions(predictions: Prediction[], classes: string[], top: number): string[] {
+  const counts = new Map<string, number>();
+  for (const p of predictions)
+    if (p.predicted !== p.truth) {
+      const key = `${classes[p.truth]} → ${classes[p.predicted]}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, top)
+    .map(([key, n]) => `${key} (${n})`);
 }

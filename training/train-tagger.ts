@@ -9,7 +9,7 @@ import {
   DEFAULT_TAGGER_FIT,
   fitSoftmax,
   thresholdFor,
-  type Prediction,
+  topConfusions,
 } from './fit-tagger.js';
 import { FASHION_IMAGES, servedVectors } from './datasets.js';
 import { tagTargets } from './tagger-targets.js';
@@ -57,7 +57,7 @@ for (const field of TAGGER_FIELDS) {
   );
   const threshold = thresholdFor(predictions, TARGET_PRECISION[field]) ?? 0.99;
   const at = atThreshold(predictions, threshold);
-  const confusions = topConfusions(predictions, classes);
+  const confusions = topConfusions(predictions, classes, 5);
   console.log(
     `${field}: ${classes.length} classes, ${x.length} photos; temperature ${temperature.toFixed(3)}; accuracy ${round(atThreshold(predictions, 0).precision)}; at ${threshold}: precision ${round(at.precision)}, coverage ${round(at.coverage)}; ECE ${round(calibrationError(predictions))}`,
   );
@@ -78,19 +78,6 @@ for (const field of TAGGER_FIELDS) {
     },
   };
   offset += weights.length;
-}
-
-function topConfusions(predictions: Prediction[], classes: string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const p of predictions)
-    if (p.predicted !== p.truth) {
-      const key = `${classes[p.truth]} → ${classes[p.predicted]}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-  return [...counts]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, 5)
-    .map(([key, n]) => `${key} (${n})`);
 }
 
 const all = new Float32Array(offset);

@@ -5,6 +5,8 @@
  * themselves, each scored without its own contribution (leave one out). It speaks the store's words by
  * construction, including labels the built-in tagger does not know (`Sleep Bag`, `Divided`).
  */
+import { fitTemperature, softmaxInPlace } from '../../vision/calibration.js';
+
 export const MIN_PER_LABEL = 5;
 /** Labelled photos a field needs before the store's own model is considered. */
 export const MIN_LABELLED = 30;
@@ -51,7 +53,7 @@ export class StoreLabelModel {
     const probe = kept.filter((_, i) => i % step === 0);
     const similarities = probe.map((s) => similaritiesOf(s.vector, sums, n, index.get(s.label)!));
     const truths = probe.map((s) => index.get(s.label)!);
-    const temperature = fitTemperature(similarities, truths);
+    const temperature = fitTemperature(similarities, truths, { low: 0.002, high: 1, steps: 40 });
     let right = 0;
     for (let i = 0; i < probe.length; i++) if (argmax(similarities[i]) === truths[i]) right++;
     return new StoreLabelModel(labels, sums, n, temperature, right / probe.length);
@@ -59,7 +61,7 @@ export class StoreLabelModel {
 
   predict(vector: Float32Array): StorePrediction {
     const similarities = similaritiesOf(vector, this.sums, this.counts, -1);
-    const p = softmax(similarities, this.temperature);
+    const p = softmaxInPlace(similarities, this.temperature);
     const best = argmax(p);
     return { label: this.labels[best], confidence: p[best] };
   }
@@ -89,38 +91,8 @@ function similaritiesOf(vector: Float32Array, sums: Float64Array[], counts: numb
   return out;
 }
 
-function softmax(values: Float64Array, temperature: number): Float64Array {
-  let max = -Infinity;
-  for (const v of values) max = Math.max(max, v / temperature);
-  const out = new Float64Array(values.length);
-  let total = 0;
-  for (let k = 0; k < values.length; k++) total += out[k] = Math.exp(values[k] / temperature - max);
-  for (let k = 0; k < values.length; k++) out[k] /= total;
-  return out;
-}
-
 function argmax(values: Float64Array): number {
   let best = 0;
   for (let k = 1; k < values.length; k++) if (values[k] > values[best]) best = k;
   return best;
-}
-
-/** The temperature minimising the negative log-likelihood of the labelled photos (golden-section search). */
-function fitTemperature(similarities: Float64Array[], truths: number[]): number {
-  const nll = (t: number) => {
-    let total = 0;
-    for (let i = 0; i < similarities.length; i++)
-      total -= Math.log(Math.max(softmax(similarities[i], t)[truths[i]], 1e-12));
-    return total;
-  };
-  let low = 0.002;
-  let high = 1;
-  const ratio = (Math.sqrt(5) - 1) / 2;
-  for (let i = 0; i < 40; i++) {
-    const a = high - ratio * (high - low);
-    const b = low + ratio * (high - low);
-    if (nll(a) < nll(b)) high = b;
-    else low = a;
-  }
-  return (low + high) / 2;
 }
