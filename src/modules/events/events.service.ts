@@ -121,6 +121,7 @@ export class EventsService {
           shopper ?? (e.sessionId ? `session:${e.sessionId}` : (senderActor ??= `sender:${shopperHash(key, sender)}`)),
       };
     });
+    let added: repo.DayCounts[] = [];
     const stored = await inTransaction(this.deps.storage, async (trx) => {
       // From scratch on each attempt: a transaction retried must not keep a rolled-back claim.
       for (const { row } of rows) row.counted = 0;
@@ -140,19 +141,16 @@ export class EventsService {
         trx,
         rows.map(({ row }) => row),
       );
-      await repo.addToDays(
-        trx,
-        store.id,
-        dayCounts(
-          rows.map(({ row }) => row).filter((row) => row.counted === 1 && inserted.has(row.event_id)),
-          1,
-        ),
+      added = dayCounts(
+        rows.map(({ row }) => row).filter((row) => row.counted === 1 && inserted.has(row.event_id)),
+        1,
       );
+      await repo.addToDays(trx, store.id, added);
       return inserted;
     });
     // This process reads its own events at once; the others within a second (Signals).
     if (stored.size > 0) {
-      this.signals.forget(store.id);
+      this.signals.add(store.id, added);
       this.#tastes.forget(store.id, new Set(rows.flatMap(({ row }) => (row.shopper_hash ? [row.shopper_hash] : []))));
     }
     return {
