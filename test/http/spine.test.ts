@@ -63,6 +63,32 @@ describeEachDialect('GET /v1/stores', (ctx) => {
     assert.equal(after.pending.collections, 0);
   });
 
+  it('runs one catch-up for the concurrent reads of a store with writes pending, not one each', async () => {
+    const { request, store, container } = ctx();
+    await request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      payload: [{ product_code: 'BURST-1', 'Product Name': 'Burst linen shirt', Category: 'Shirts' }],
+    });
+    const current = await container.stores.getStore(store.store_uuid);
+    const follower = container.searchIndexer.follower;
+    const lockCursor = follower.lockCursor.bind(follower);
+    let locks = 0;
+    follower.lockCursor = (trx, storeId) => {
+      locks++;
+      return lockCursor(trx, storeId);
+    };
+    try {
+      const lags = await Promise.all(Array.from({ length: 20 }, () => follower.readYourWrites(current)));
+      assert.deepEqual(new Set(lags), new Set([0]));
+      // Each read took the cursor's lock in turn before (20 here; 16 queued 0.6 s each in the soak).
+      assert.ok(locks <= 2, `${locks} catch-ups for 20 reads`);
+    } finally {
+      delete (follower as { lockCursor?: unknown }).lockCursor;
+    }
+    assert.equal(await follower.lag(current.id), 0);
+  });
+
   it('accepts the token in an apikey header', async () => {
     const { request, store } = ctx();
     const res = await request({
