@@ -245,6 +245,13 @@ export const SETTINGS: readonly Setting[] = [
     "the half-life of an event's weight in a product's trend score (the `trending` sort)",
   ),
   integer(
+    'VITRINE_SIGNALS_REFRESH_MS',
+    at('signalsRefreshMs'),
+    1000,
+    { min: 0, max: 3_600_000, requirement: 'must be from 0 to 3600000' },
+    "how often each API process re-reads a store's daily event counters for the `trending` and `popular` sorts, trendScore and complete the look: events show within this long; each re-read reads every counter of the store (`0`: on every request that needs them)",
+  ),
+  integer(
     'VITRINE_WEBHOOK_TIMEOUT_MS',
     webhook('timeoutMs'),
     10_000,

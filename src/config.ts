@@ -70,6 +70,8 @@ export interface Config {
   readonly changeRetentionHours: number;
   readonly eventRetentionDays: number;
   readonly trendHalfLifeHours: number;
+  /** How often a process re-reads a store's event counters for the signals (VITRINE_SIGNALS_REFRESH_MS). */
+  readonly signalsRefreshMs: number;
   /** Webhook delivery: answer timeout, first retry delay (doubling, with jitter, up to an hour), events per POST. */
   readonly webhooks: {
     readonly timeoutMs: number;

@@ -298,6 +298,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     stores,
     retentionDays: config.eventRetentionDays,
     trendHalfLifeHours: config.trendHalfLifeHours,
+    signalsRefreshMs: config.signalsRefreshMs,
     onError,
   });
   const webhooks = new WebhooksService(storage, changeLog, stores, { allowPrivateFetch: config.allowPrivateFetch });

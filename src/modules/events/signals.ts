@@ -8,8 +8,6 @@ export const EVENT_COUNTER = { view: 'views', click: 'clicks', add_to_cart: 'car
 export const TREND_WEIGHTS = { views: 1, clicks: 3, carts: 8, purchases: 20 } as const;
 /** `popular` counts purchases over this many days. */
 export const POPULAR_DAYS = 30;
-/** Signals are re-read at most this often per store and process: a burst shows within it. */
-const FRESH_MS = 1000;
 /**
  * A re-read that finds the counters as they were keeps the signals object of the last read for this
  * long (orders and pages kept per signals object stand); the decay moves a trend by 0.02 % a minute.
@@ -30,81 +28,29 @@ export interface ProductSignals {
  * purchases in 30 days. Kept per store for a second; concurrent readers share one read.
  */
 export class Signals {
-  readonly #cache = new Map<
-    string,
-    { at: number; value: Promise<Map<string, ProductSignals>>; resolved?: Map<string, ProductSignals> }
-  >();
+  readonly #cache = new Map<string, { at: number; value: Promise<Map<string, ProductSignals>> }>();
   /** Per store, the last signals computed, when, and a fingerprint of the counters they were read from. */
   readonly #last = new Map<string, { at: number; fingerprint: string; signals: Map<string, ProductSignals> }>();
 
-  constructor(private readonly deps: { storage: StorageHandle; halfLifeHours: number }) {}
+  constructor(
+    private readonly deps: {
+      storage: StorageHandle;
+      halfLifeHours: number;
+      /** A store's counters are re-read at most this often per process: events show within it. */
+      refreshMs: number;
+    },
+  ) {}
 
   of(storeId: string, now = Date.now()): Promise<Map<string, ProductSignals>> {
     const cached = this.#cache.get(storeId);
-    if (cached && now - cached.at < FRESH_MS) return cached.value;
+    if (cached && now - cached.at < this.deps.refreshMs) return cached.value;
     const value = this.#read(storeId, now);
-    const entry: { at: number; value: typeof value; resolved?: Map<string, ProductSignals> } = { at: now, value };
-    this.#cache.set(storeId, entry);
-    value.then(
-      (signals) => (entry.resolved = signals),
-      () => {
-        if (this.#cache.get(storeId) === entry) this.#cache.delete(storeId);
-      },
-    );
+    this.#cache.set(storeId, { at: now, value });
+    value.catch(() => this.#cache.delete(storeId));
     return value;
   }
 
-  /**
-   * Counters this process has just added (its own events, committed): folded into the store's last
-   * read at once, so this process reads its own events without re-reading every counter of the store.
-   * (Forgetting the read did that on the next request after every batch: under a steady stream of
-   * events, each listing sorted by a signal and each complete the look re-read the whole store's
-   * counters, and a 44k store served a fifth of its capacity: BENCHMARKS.md › Soak.) A read still in
-   * flight may not have seen them: it is dropped instead. Figures are decayed from that read's time, as
-   * a re-read then would have them; the next re-read (within FRESH_MS) starts from the counters again.
-   */
-  add(storeId: string, counts: readonly repo.DayCounts[]) {
-    if (counts.length === 0) return;
-    const cached = this.#cache.get(storeId);
-    const last = this.#last.get(storeId);
-    if (!cached?.resolved || !last || cached.resolved !== last.signals) {
-      this.forget(storeId);
-      return;
-    }
-    // A new object: orders and pages are kept per signals object, and those of the old one stand.
-    const signals = new Map(last.signals);
-    const popularSince = new Date(last.at - POPULAR_DAYS * 86_400_000).toISOString().slice(0, 10);
-    for (const row of counts) {
-      const previous = signals.get(row.productCode);
-      const entry = previous ? { ...previous } : { trend: 0, popular: 0, baskets: 0 };
-      this.#fold(entry, row, last.at, popularSince);
-      signals.set(row.productCode, entry);
-    }
-    // No fingerprint: the next re-read builds its own object.
-    this.#last.set(storeId, { at: last.at, fingerprint: '', signals });
-    this.#cache.set(storeId, { at: cached.at, value: Promise.resolve(signals), resolved: signals });
-  }
-
-  /** Adds one day's counters of a product to its signals, as read at `now`. */
-  #fold(
-    entry: ProductSignals,
-    row: { day: string; views: number; clicks: number; carts: number; purchases: number },
-    now: number,
-    popularSince: string,
-  ) {
-    const ageHours = Math.max(0, (now - Date.parse(`${row.day}T12:00:00Z`)) / 3_600_000);
-    const decay = 2 ** (-ageHours / this.deps.halfLifeHours);
-    const weighted =
-      TREND_WEIGHTS.views * Number(row.views) +
-      TREND_WEIGHTS.clicks * Number(row.clicks) +
-      TREND_WEIGHTS.carts * Number(row.carts) +
-      TREND_WEIGHTS.purchases * Number(row.purchases);
-    entry.trend += weighted * decay;
-    if (row.day >= popularSince) entry.popular += Number(row.purchases);
-    entry.baskets += Number(row.carts) + Number(row.purchases);
-  }
-
-  /** Forgets a store's signals (after its events or an erasure): the next read is fresh. */
+  /** Forgets a store's signals (after an erasure): the next read is fresh. */
   forget(storeId: string) {
     this.#cache.delete(storeId);
     this.#last.delete(storeId);
@@ -121,9 +67,18 @@ export class Signals {
     if (last && last.fingerprint === fingerprint && now - last.at < UNCHANGED_KEEP_MS) return last.signals;
     const signals = new Map<string, ProductSignals>();
     for (const row of rows) {
+      const ageHours = Math.max(0, (now - Date.parse(`${row.day}T12:00:00Z`)) / 3_600_000);
+      const decay = 2 ** (-ageHours / this.deps.halfLifeHours);
+      const weighted =
+        TREND_WEIGHTS.views * Number(row.views) +
+        TREND_WEIGHTS.clicks * Number(row.clicks) +
+        TREND_WEIGHTS.carts * Number(row.carts) +
+        TREND_WEIGHTS.purchases * Number(row.purchases);
       let entry = signals.get(row.product_code);
       if (!entry) signals.set(row.product_code, (entry = { trend: 0, popular: 0, baskets: 0 }));
-      this.#fold(entry, row, now, popularSince);
+      entry.trend += weighted * decay;
+      if (row.day >= popularSince) entry.popular += Number(row.purchases);
+      entry.baskets += Number(row.carts) + Number(row.purchases);
     }
     this.#last.set(storeId, { at: now, fingerprint, signals });
     return signals;
