@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { InvalidInputError } from '../errors.js';
@@ -18,7 +19,7 @@ function schemaOf(databaseUrl: string): string {
   return /search_path=([A-Za-z0-9_]+)/.exec(options)?.[1] ?? 'public';
 }
 
-function run(tool: string, args: string[]): void {
+function run(tool: string, args: string[]): string {
   const result = spawnSync(tool, args, { encoding: 'utf8', timeout: 6 * 60 * 60 * 1000 });
   if (result.error && (result.error as NodeJS.ErrnoException).code === 'ENOENT')
     throw new InvalidInputError(
@@ -29,6 +30,22 @@ function run(tool: string, args: string[]): void {
     throw new Error(
       `${tool} failed (${result.status}): ${(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' ')}`,
     );
+  return result.stdout;
+}
+
+/**
+ * The backup's table of contents without the schemas the target database already has: a dump of
+ * `public` creates it, and every new database already has one (`createdb`, then `vitrine restore`,
+ * failed on "schema public already exists").
+ */
+function restoreList(source: string, existingSchemas: ReadonlySet<string>): string {
+  return run('pg_restore', ['--list', source])
+    .split('\n')
+    .filter((line) => {
+      const schema = /^\d+;\s+\d+\s+\d+\s+SCHEMA\s+-\s+"?([^\s"]+)"?/.exec(line)?.[1];
+      return !(schema && existingSchemas.has(schema));
+    })
+    .join('\n');
 }
 
 async function productCount(databaseUrl: string): Promise<number> {
@@ -69,6 +86,7 @@ export async function restorePostgres(file: string, databaseUrl: string): Promis
   const schema = schemaOf(databaseUrl);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  let existingSchemas: Set<string>;
   try {
     const { rows } = await client.query(
       `SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'products'`,
@@ -79,18 +97,27 @@ export async function restorePostgres(file: string, databaseUrl: string): Promis
         `the database already holds a catalog (schema ${schema}): restore into an empty database, then point DATABASE_URL at it`,
         'DATABASE_URL',
       );
+    const schemas = await client.query<{ nspname: string }>('SELECT nspname FROM pg_namespace');
+    existingSchemas = new Set(schemas.rows.map((row) => row.nspname));
   } finally {
     await client.end();
   }
   const started = performance.now();
-  run('pg_restore', [
-    '--no-owner',
-    '--no-privileges',
-    '--single-transaction',
-    '--exit-on-error',
-    `--dbname=${databaseUrl}`,
-    source,
-  ]);
+  const listFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-restore-')), 'toc.list');
+  try {
+    fs.writeFileSync(listFile, restoreList(source, existingSchemas));
+    run('pg_restore', [
+      '--no-owner',
+      '--no-privileges',
+      '--single-transaction',
+      '--exit-on-error',
+      `--use-list=${listFile}`,
+      `--dbname=${databaseUrl}`,
+      source,
+    ]);
+  } finally {
+    fs.rmSync(path.dirname(listFile), { recursive: true, force: true });
+  }
   return {
     file: source,
     bytes: fs.statSync(source).size,

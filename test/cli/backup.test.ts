@@ -150,6 +150,40 @@ describe('vitrine backup / restore (PostgreSQL)', { skip: POSTGRES_SKIP }, () =>
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('restores a database that works in public into a new database, as the README says (createdb, then restore)', async () => {
+    // A database of its own, in its `public` schema (what an operator has; the suite's databases
+    // work in schemas of their own), and another made by createdb: it has a `public` schema already.
+    const fresh = async () => {
+      const name = `vitrine_public_${randomBytes(5).toString('hex')}`;
+      await admin(`CREATE DATABASE ${name}`);
+      databases.push(name);
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${name}`;
+      url.search = '';
+      return url.toString();
+    };
+    const original = await fresh();
+    assert.equal(runCli(original, ['migrate']).status, 0);
+    const store = jsonOf(runCli(original, ['store', 'create', '--workspace-name', 'P', '--name', 'Public', '--json']));
+    const file = path.join(dir, 'public.dump');
+    jsonOf(runCli(original, ['backup', file, '--json']));
+    const target = await fresh();
+    const restored = runCli(target, ['restore', file, '--json']);
+    assert.equal(restored.status, 0, restored.stderr);
+    assert.equal(runCli(target, ['migrate']).status, 0);
+    const count = async (url: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query<{ id: string }>('SELECT id FROM public.stores')).rows.map((row) => row.id);
+      } finally {
+        await client.end();
+      }
+    };
+    assert.deepEqual(await count(target), await count(original));
+    assert.ok(store.store_uuid);
+  });
+
   it('dumps one snapshot while writes go on, restores it into an empty database, row for row and answer for answer', async (t) => {
     assert.equal(runCli(source(), ['migrate']).status, 0);
     const store = jsonOf(runCli(source(), ['store', 'create', '--workspace-name', 'B', '--name', 'Shop', '--json']));
