@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createContainer } from '../src/container.js';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
@@ -15,6 +13,7 @@ import {
   startServerProcess,
   toProduct,
 } from './lib/harness.js';
+import { startWebhookReceiver } from './lib/webhook-receiver.js';
 
 // Webhooks: the real 44k catalog imported through POST /v1/products (batches of 100, 4 clients) into a
 // store with one webhook subscription to every event; a local receiver (this process) answers 200 and
@@ -27,42 +26,9 @@ const batches: Array<Record<string, string>[]> = [];
 for (let i = 0; i < products.length; i += 100) batches.push(products.slice(i, i + 100));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
-async function receiver() {
-  const arrivals = new Map<string, number>();
-  let posts = 0;
-  let duplicates = 0;
-  const lags: number[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const now = Date.now();
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { events: Array<{ id: string; time: string }> };
-      posts++;
-      for (const event of body.events) {
-        if (arrivals.has(event.id)) {
-          duplicates++;
-          continue;
-        }
-        arrivals.set(event.id, now);
-        lags.push(now - Date.parse(event.time));
-      }
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    arrivals,
-    lags,
-    stats: () => ({ posts, duplicates }),
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
 async function runEngine(engine: 'sqlite' | 'postgres') {
   const db = await freshDatabase(engine);
-  const r = await receiver();
+  const r = await startWebhookReceiver();
   const setup = createContainer(
     loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', VITRINE_ALLOW_PRIVATE_FETCH: 'true' }),
   );

@@ -386,6 +386,25 @@ export function groupRss(root: number): number {
   return kb / 1024;
 }
 
+/** The RSS in MB of each process of a group, by its command line's last words (for a breakdown). */
+export function processRss(root: number): Array<{ pid: number; role: string; mb: number; threads: number }> {
+  const rows = [];
+  for (const pid of processTree(root)) {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      const threads = Number(/Threads:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+      const index = /(?:^|\0)VITRINE_PROCESS_INDEX=(\d+)/.exec(env)?.[1];
+      const role = /(?:^|\0)VITRINE_WORKER_ROLE=([^\0]+)/.exec(env)?.[1];
+      rows.push({ pid, role: role ?? (index !== undefined ? `api ${index}` : 'primary'), mb: kb / 1024, threads });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return rows;
+}
+
 /** How many processes a process and those below it are. */
 export function countProcesses(root: number): number {
   return processTree(root).length;
