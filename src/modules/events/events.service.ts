@@ -155,9 +155,9 @@ export class EventsService {
       );
       return inserted;
     });
-    // Signals show the events within a second, in this process as in the others (Signals). Forgetting
-    // the store's read here, to show them at once, re-read every counter of the store after each batch:
-    // under a steady stream of events the soak's 44k store served a fifth of its capacity.
+    // Signals show the events within VITRINE_SIGNALS_REFRESH_MS, in this process as in the others.
+    // Forgetting the store's read here, to show them at once, re-read every counter of the store after
+    // each batch: under a steady stream of events the soak's 44k store served a fifth of its capacity.
     if (stored.size > 0) {
       this.#tastes.forget(store.id, new Set(rows.flatMap(({ row }) => (row.shopper_hash ? [row.shopper_hash] : []))));
     }
