@@ -210,7 +210,7 @@ const table = [
             `| ${g.engine} | ${g.processes} | ${fmt(g.requests)} | **${fmt(g.serverErrors)}** | **${fmt(g.outside)}** | ${fmt(g.atStart)} | ${g.rss.map((v) => fmt(v)).join(' → ')} | ${fmt(g.settled)} | ${fmt(g.rss[g.rss.length - 1] / g.rss[0], 2)}× | **${fmt(g.settled / g.rss[0], 2)}×** | ${fmt(g.seconds, 1)} |`,
         ),
         '',
-        'Per process: RSS MB (threads) idle after warm-up → after the last round → photo-query threads ended.',
+        'Per process: RSS MB (threads) after warm-up → after the last round → vision threads ended.',
         '',
         '| engine | process | idle | after rounds | threads ended |',
         '|---|---|---:|---:|---:|',

@@ -375,18 +375,10 @@ function processTree(root: number): number[] {
 
 /** RSS in MB of a process and every process below it. */
 export function groupRss(root: number): number {
-  let kb = 0;
-  for (const pid of processTree(root)) {
-    try {
-      kb += Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return kb / 1024;
+  return processRss(root).reduce((sum, process) => sum + process.mb, 0);
 }
 
-/** The RSS in MB of each process of a group, by its command line's last words (for a breakdown). */
+/** The RSS in MB and the threads of each process of a group, named by its role in `vitrine serve`. */
 export function processRss(root: number): Array<{ pid: number; role: string; mb: number; threads: number }> {
   const rows = [];
   for (const pid of processTree(root)) {
@@ -396,8 +388,7 @@ export function processRss(root: number): Array<{ pid: number; role: string; mb:
       const threads = Number(/Threads:\s+(\d+)/.exec(status)?.[1] ?? 0);
       const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
       const index = /(?:^|\0)VITRINE_PROCESS_INDEX=(\d+)/.exec(env)?.[1];
-      const role = /(?:^|\0)VITRINE_WORKER_ROLE=([^\0]+)/.exec(env)?.[1];
-      rows.push({ pid, role: role ?? (index !== undefined ? `api ${index}` : 'primary'), mb: kb / 1024, threads });
+      rows.push({ pid, role: index !== undefined ? `api ${index}` : 'primary', mb: kb / 1024, threads });
     } catch {
       // gone meanwhile
     }

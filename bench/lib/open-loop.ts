@@ -28,7 +28,6 @@ export interface LoadWindow {
   /** Socket errors and timeouts. */
   failures: number;
   routes: Map<string, RouteFigures>;
-  statuses: Map<number, number>;
   examples: string[];
 }
 
@@ -62,7 +61,6 @@ export async function runLoad(options: {
     serverErrors: 0,
     failures: 0,
     routes: new Map(),
-    statuses: new Map(),
     examples: [],
   };
   const perRoute = (route: string) => {
@@ -100,7 +98,6 @@ export async function runLoad(options: {
             latencies.get(request.route)!.push(performance.now() - started);
             figures.count++;
             window.completed++;
-            window.statuses.set(status, (window.statuses.get(status) ?? 0) + 1);
             const body = Buffer.concat(chunks).toString();
             if (status >= 500) {
               window.serverErrors++;
