@@ -15,6 +15,7 @@ import {
   machineLine,
   benchEngines,
   groupRss,
+  profilerFlags,
   readStyles,
   recordSection,
   skipWithoutShared,
@@ -108,13 +109,9 @@ function importFile(databaseUrl: string, store: string, file: string): Promise<I
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const SERVE_ENV: Record<string, string> = { VITRINE_RATE_LIMIT: '100000000' };
 // BENCH_PROFILE_DIR: every process of `vitrine serve` writes a CPU profile there when it stops.
-const SERVE_ENV: Record<string, string> = {
-  VITRINE_RATE_LIMIT: '100000000',
-  ...(process.env.BENCH_PROFILE_DIR && {
-    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`,
-  }),
-};
+const serve = (databaseUrl: string) => startServe(databaseUrl, SERVE_ENV, [], undefined, profilerFlags());
 const CALLS = Number(process.env.BENCH_SCALE_CALLS ?? 200);
 const photo = aPhoto(rows);
 
@@ -249,7 +246,7 @@ interface Restart {
 /** `vitrine serve` started again on the database: when each kind of call first answers right, then the RSS after a round of calls. */
 async function restart(databaseUrl: string, store: StoreAccess, catalog: Catalog): Promise<Restart> {
   const started = performance.now();
-  const served = await startServe(databaseUrl, SERVE_ENV);
+  const served = await serve(databaseUrl);
   try {
     const until = async (ok: () => Promise<boolean>) => {
       while (!(await ok().catch(() => false))) await sleep(100);
@@ -337,7 +334,7 @@ async function runEngine(engine: 'sqlite' | 'postgres', small: Catalog, big: Cat
       await synthesiseVectors(setup, store.store_uuid, catalog.photoUrls);
       // What autovacuum would have done (it is off on this machine's PostgreSQL).
       await vacuumAnalyzeIfPostgres(setup);
-      const served = await startServe(db.url, SERVE_ENV);
+      const served = await serve(db.url);
       try {
         phases.push({ imported, served: await measureStore(served, store, catalog) });
       } finally {

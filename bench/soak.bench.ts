@@ -7,6 +7,7 @@ import {
   machineLine,
   postgresAvailable,
   processRss,
+  profilerFlags,
   readStyles,
   recordSection,
   skipWithoutShared,
@@ -55,8 +56,9 @@ await container.close();
 
 const ADMIN = 'soak-bench-admin';
 const env = { VITRINE_RATE_LIMIT: '100000000', VITRINE_ALLOW_PRIVATE_FETCH: 'true', VITRINE_ADMIN_TOKEN: ADMIN };
-const served = await startServe(db.url, env, ['--processes', '2', '--no-worker']);
-const worker = spawn(process.execPath, [path.resolve('bin/vitrine.js'), 'worker'], {
+// BENCH_PROFILE_DIR: the API processes and the worker write CPU profiles there when they stop.
+const served = await startServe(db.url, env, ['--processes', '2', '--no-worker'], undefined, profilerFlags());
+const worker = spawn(process.execPath, [...profilerFlags(), path.resolve('bin/vitrine.js'), 'worker'], {
   env: { ...process.env, DATABASE_URL: db.url, VITRINE_DATA_DIR: served.dataDir, LOG_LEVEL: 'warn', ...env },
   stdio: ['ignore', 'ignore', 'inherit'],
 });

@@ -25,12 +25,18 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * BENCH_PROFILE_DIR set: node flags that make a process (and the API processes `vitrine serve` forks
+ * from it) write a CPU profile there when it stops. Node refuses --cpu-prof in NODE_OPTIONS.
+ */
+export const profilerFlags = (): string[] =>
+  process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+
 /** Starts `build/bench/servers/<name>.js` in its own process; it prints `READY <port>` when listening. */
 export function startServerProcess(name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const script = path.resolve(`build/bench/servers/${name}.js`);
   // `npm run profile`: Vitrine's servers run under the CPU profiler (the bare route is not of interest).
-  const profile = process.env.BENCH_PROFILE_DIR && name === 'vitrine';
-  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const flags = name === 'vitrine' ? profilerFlags() : [];
   const child = spawn(process.execPath, [...flags, script], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -21,6 +21,7 @@ import * as shopperEvents from './migrations/0018-shopper-events.js';
 import * as eventCaps from './migrations/0019-event-caps.js';
 import * as storeLanguage from './migrations/0020-store-language.js';
 import * as tagging from './migrations/0021-tagging.js';
+import { eventDayStampsMigration } from './migrations/0022-event-day-stamps.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -47,6 +48,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0019-event-caps': eventCaps,
     '0020-store-language': storeLanguage,
     '0021-tagging': tagging,
+    '0022-event-day-stamps': eventDayStampsMigration(dialect),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Table shapes as Kysely sees them. JSON columns are text on both engines; timestamps are ISO text. */
 export interface WorkspacesTable {
@@ -333,6 +333,15 @@ export interface ProductEventDaysTable {
   clicks: number;
   carts: number;
   purchases: number;
+  /** When the row was last written, as src/storage/row-stamps.ts stamps it (0: before stamps). */
+  changed: ColumnType<number, number | undefined, number>;
+}
+
+/** SQLite only: the last row stamp handed out per store and stamped table (src/storage/row-stamps.ts). */
+export interface RowStampsTable {
+  store_id: string;
+  stamped: string;
+  stamp: number;
 }
 
 export interface Database {
@@ -363,4 +372,5 @@ export interface Database {
   shopper_events: ShopperEventsTable;
   product_event_days: ProductEventDaysTable;
   event_actor_days: EventActorDaysTable;
+  row_stamps: RowStampsTable;
 }

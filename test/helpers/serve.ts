@@ -19,9 +19,11 @@ export async function startServe(
   args: string[] = [],
   /** Another release's `bin/vitrine.js` (the upgrade test starts the previous one). */
   bin = path.resolve('bin/vitrine.js'),
+  /** Node's own flags (--cpu-prof is refused in NODE_OPTIONS; the API processes inherit these). */
+  nodeArgs: string[] = [],
 ): Promise<ServedVitrine> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-serve-'));
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl, VITRINE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../storage/database.js';
 import type { Trx } from '../../storage/transactions.js';
 import { chunked } from '../../storage/chunks.js';
+import { rowStamp } from '../../storage/row-stamps.js';
 import type { ShopperEventsTable } from '../../storage/schema.js';
 
 /** Inserts events; an event_id the store already has is left as it is. Returns the ids stored now. */
@@ -30,7 +31,9 @@ export interface DayCounts {
 
 /** Adds to (or, with negative counts, takes from) the per-product, per-day counters. */
 export async function addToDays(db: Trx, storeId: string, counts: DayCounts[]) {
-  for (const chunk of chunked(db, counts, { paramsPerItem: 7, maxItems: 500 })) {
+  if (counts.length === 0) return;
+  const changed = await rowStamp(db, 'product_event_days', storeId);
+  for (const chunk of chunked(db, counts, { paramsPerItem: 8, maxItems: 500 })) {
     await db
       .insertInto('product_event_days')
       .values(
@@ -42,10 +45,12 @@ export async function addToDays(db: Trx, storeId: string, counts: DayCounts[]) {
           clicks: c.clicks,
           carts: c.carts,
           purchases: c.purchases,
+          changed,
         })),
       )
       .onConflict((oc) =>
         oc.columns(['store_id', 'product_code', 'day']).doUpdateSet({
+          changed: sql`excluded.changed`,
           views: sql`product_event_days.views + excluded.views`,
           clicks: sql`product_event_days.clicks + excluded.clicks`,
           carts: sql`product_event_days.carts + excluded.carts`,
@@ -197,12 +202,14 @@ export function daysOf(db: Db, storeId: string, productCode: string) {
 }
 
 /** Every product's counters since `day` (inclusive), for the store's signals. */
-export function daysSince(db: Db, storeId: string, day: string) {
+/** The counters of the days from `day` on, of the rows `changed` keeps (src/storage/row-stamps.ts). */
+export function daysSince(db: Db, storeId: string, day: string, changed: RawBuilder<SqlBool>) {
   return db
     .selectFrom('product_event_days')
-    .select(['product_code', 'day', 'views', 'clicks', 'carts', 'purchases'])
+    .select(['product_code', 'day', 'views', 'clicks', 'carts', 'purchases', 'changed'])
     .where('store_id', '=', storeId)
     .where('day', '>=', day)
+    .where(changed)
     .execute();
 }
 

@@ -1,4 +1,5 @@
 import type { StorageHandle } from '../../storage/database.js';
+import { readChangedRows, type StampCursor } from '../../storage/row-stamps.js';
 import * as repo from './events.repository.js';
 
 /** Which daily counter each product event type adds to. */
@@ -9,10 +10,29 @@ export const TREND_WEIGHTS = { views: 1, clicks: 3, carts: 8, purchases: 20 } as
 /** `popular` counts purchases over this many days. */
 export const POPULAR_DAYS = 30;
 /**
- * A re-read that finds the counters as they were keeps the signals object of the last read for this
+ * A re-read that finds no counter written since keeps the signals object of the last read for this
  * long (orders and pages kept per signals object stand); the decay moves a trend by 0.02 % a minute.
  */
 const UNCHANGED_KEEP_MS = 60_000;
+/**
+ * Between full reads a process reads only the counters written since its last read (row stamps).
+ * Rows deleted (retention, counters left at zero after an erasure) are no write to read, so every
+ * few minutes the read is a full one.
+ */
+const FULL_READ_MS = 5 * 60_000;
+
+type CounterRow = Awaited<ReturnType<typeof repo.daysSince>>[number];
+
+/** What a process holds of a store's counters between reads. */
+interface StoreCounters {
+  cursor: StampCursor;
+  fullAt: number;
+  since: string;
+  /** By product and day. */
+  rows: Map<string, CounterRow>;
+  signals: Map<string, ProductSignals>;
+  at: number;
+}
 
 export interface ProductSignals {
   /** Σ weight × count × 2^(−age / half-life) over the days with events (age: hours since the day's middle). */
@@ -25,12 +45,15 @@ export interface ProductSignals {
 
 /**
  * Per-product signals read from the daily counters (never from raw events): the trend score and
- * purchases in 30 days. Kept per store for a second; concurrent readers share one read.
+ * purchases in 30 days. Kept per store for `refreshMs`; concurrent readers share one read, and a
+ * re-read reads only the counters written since the last (issue 45: re-reading all of them each
+ * second made every API process slower as the day's events grew).
  */
 export class Signals {
   readonly #cache = new Map<string, { at: number; value: Promise<Map<string, ProductSignals>> }>();
-  /** Per store, the last signals computed, when, and a fingerprint of the counters they were read from. */
-  readonly #last = new Map<string, { at: number; fingerprint: string; signals: Map<string, ProductSignals> }>();
+  readonly #counters = new Map<string, StoreCounters>();
+  /** Per store, the read in progress: reads of one store run one after another. */
+  readonly #reading = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly deps: {
@@ -44,27 +67,49 @@ export class Signals {
   of(storeId: string, now = Date.now()): Promise<Map<string, ProductSignals>> {
     const cached = this.#cache.get(storeId);
     if (cached && now - cached.at < this.deps.refreshMs) return cached.value;
-    const value = this.#read(storeId, now);
+    const previous = this.#reading.get(storeId) ?? Promise.resolve();
+    const value = previous.then(
+      () => this.#read(storeId, now),
+      () => this.#read(storeId, now),
+    );
+    this.#reading.set(storeId, value);
     this.#cache.set(storeId, { at: now, value });
     value.catch(() => this.#cache.delete(storeId));
     return value;
   }
 
-  /** Forgets a store's signals (after an erasure): the next read is fresh. */
+  /** Forgets a store's signals (after an erasure): the next read is a full one. */
   forget(storeId: string) {
     this.#cache.delete(storeId);
-    this.#last.delete(storeId);
+    this.#counters.delete(storeId);
   }
 
   async #read(storeId: string, now: number): Promise<Map<string, ProductSignals>> {
     // Older days weigh less than 1/1000 of today after 10 half-lives: not worth reading.
     const horizonDays = Math.max(POPULAR_DAYS, Math.ceil((10 * this.deps.halfLifeHours) / 24));
     const since = new Date(now - horizonDays * 86_400_000).toISOString().slice(0, 10);
+    const held = this.#counters.get(storeId);
+    const full = !held || now - held.fullAt >= FULL_READ_MS;
+    const { rows, cursor } = await readChangedRows(this.deps.storage, full ? undefined : held.cursor, (db, changed) =>
+      repo.daysSince(db, storeId, since, changed),
+    );
+    if (!full && rows.length === 0 && held.since === since && now - held.at < UNCHANGED_KEEP_MS) {
+      held.cursor = cursor;
+      return held.signals;
+    }
+    const counters: StoreCounters = full
+      ? { cursor, fullAt: now, since, rows: new Map(), signals: new Map(), at: now }
+      : Object.assign(held, { cursor, since, at: now });
+    for (const row of rows) counters.rows.set(`${row.product_code}\u0000${row.day}`, row);
+    if (!full) for (const [key, row] of counters.rows) if (row.day < since) counters.rows.delete(key);
+    counters.signals = this.#signalsOf(counters.rows.values(), now);
+    // A forget() during the read wins: what it read may predate the erasure.
+    if (this.#counters.get(storeId) === held) this.#counters.set(storeId, counters);
+    return counters.signals;
+  }
+
+  #signalsOf(rows: Iterable<CounterRow>, now: number): Map<string, ProductSignals> {
     const popularSince = new Date(now - POPULAR_DAYS * 86_400_000).toISOString().slice(0, 10);
-    const rows = await repo.daysSince(this.deps.storage.db, storeId, since);
-    const fingerprint = fingerprintOf(rows);
-    const last = this.#last.get(storeId);
-    if (last && last.fingerprint === fingerprint && now - last.at < UNCHANGED_KEEP_MS) return last.signals;
     const signals = new Map<string, ProductSignals>();
     for (const row of rows) {
       const ageHours = Math.max(0, (now - Date.parse(`${row.day}T12:00:00Z`)) / 3_600_000);
@@ -80,23 +125,6 @@ export class Signals {
       if (row.day >= popularSince) entry.popular += Number(row.purchases);
       entry.baskets += Number(row.carts) + Number(row.purchases);
     }
-    this.#last.set(storeId, { at: now, fingerprint, signals });
     return signals;
   }
-}
-
-/** The counters read, summed into two order-independent 32-bit hashes and a count. */
-function fingerprintOf(
-  rows: Array<{ product_code: string; day: string; views: number; clicks: number; carts: number; purchases: number }>,
-): string {
-  let a = 0;
-  let b = 0;
-  for (const row of rows) {
-    let h = 0x811c9dc5;
-    const text = `${row.product_code}\u0000${row.day}\u0000${row.views}\u0000${row.clicks}\u0000${row.carts}\u0000${row.purchases}`;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    a = (a + h) | 0;
-    b = (b + (Math.imul(h, 0x5bd1e995) ^ (h >>> 13))) | 0;
-  }
-  return `${rows.length}:${a >>> 0}:${b >>> 0}`;
 }
