@@ -180,6 +180,18 @@ const rssByRole = () => {
   ];
   return Object.fromEntries(rowsNow.map((p) => [p.role, p.mb])) as Record<string, number>;
 };
+/** What the API processes' heaps and in-memory indexes hold, summed over the processes (/metrics), MB. */
+async function heapAndIndexes(): Promise<Record<string, number>> {
+  const metrics = await (await fetch(`${served.url}/metrics`)).text();
+  const mb = (value: string) => Math.round(Number(value) / 1024 / 1024);
+  const figures: Record<string, number> = {};
+  for (const [, name, value] of metrics.matchAll(/^vitrine_nodejs_(heap_size_used_bytes|external_memory_bytes) (\S+)/gm))
+    figures[name === 'heap_size_used_bytes' ? 'heap used' : 'external'] = mb(value);
+  for (const [, index, value] of metrics.matchAll(/^vitrine_index_memory_bytes\{index="([^"]+)",measure="bytes"\} (\S+)/gm))
+    figures[index] = mb(value);
+  return figures;
+}
+
 const minute = (rate: number, seconds: number) =>
   Promise.all([
     runLoad({ base: served.url, headers, next: nextRequest, seconds, rate }),
@@ -212,12 +224,19 @@ try {
   const rate = Math.round(capacity * LOAD_SHARE);
   console.log(`capacity ${fmt(capacity)} req/s; soak at ${fmt(rate)} req/s for ${MINUTES} min`);
   await minute(rate, 60); // warm-up at the soak's rate
-  const minutes: Array<{ mix: LoadWindow; imports: LoadWindow; rss: Record<string, number> }> = [];
+  const minutes: Array<{
+    mix: LoadWindow;
+    imports: LoadWindow;
+    rss: Record<string, number>;
+    heap: Record<string, number>;
+  }> = [];
   for (let m = 1; m <= MINUTES; m++) {
     const [mix, imports] = await minute(rate, 60);
-    minutes.push({ mix, imports, rss: rssByRole() });
+    minutes.push({ mix, imports, rss: rssByRole(), heap: await heapAndIndexes() });
+    const rounded = (figures: Record<string, number>) =>
+      JSON.stringify(figures, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v));
     console.log(
-      `minute ${m}: ${fmt(mix.completed / 60)} req/s, 5xx ${mix.serverErrors + imports.serverErrors}, shed ${mix.shed}, RSS ${JSON.stringify(minutes[m - 1].rss, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}`,
+      `minute ${m}: ${fmt(mix.completed / 60)} req/s, 5xx ${mix.serverErrors + imports.serverErrors}, shed ${mix.shed}, RSS ${rounded(minutes[m - 1].rss)}, API heaps and indexes (MB) ${rounded(minutes[m - 1].heap)}`,
     );
   }
 

@@ -111,9 +111,14 @@ export class Signals {
   #signalsOf(rows: Iterable<CounterRow>, now: number): Map<string, ProductSignals> {
     const popularSince = new Date(now - POPULAR_DAYS * 86_400_000).toISOString().slice(0, 10);
     const signals = new Map<string, ProductSignals>();
+    // Every row of a day decays alike: one date parse and power per day, not per row.
+    const decays = new Map<string, number>();
     for (const row of rows) {
-      const ageHours = Math.max(0, (now - Date.parse(`${row.day}T12:00:00Z`)) / 3_600_000);
-      const decay = 2 ** (-ageHours / this.deps.halfLifeHours);
+      let decay = decays.get(row.day);
+      if (decay === undefined) {
+        const ageHours = Math.max(0, (now - Date.parse(`${row.day}T12:00:00Z`)) / 3_600_000);
+        decays.set(row.day, (decay = 2 ** (-ageHours / this.deps.halfLifeHours)));
+      }
       const weighted =
         TREND_WEIGHTS.views * Number(row.views) +
         TREND_WEIGHTS.clicks * Number(row.clicks) +
