@@ -28,10 +28,16 @@ interface StoreCounters {
   cursor: StampCursor;
   fullAt: number;
   since: string;
-  /** By product and day. */
-  rows: Map<string, CounterRow>;
+  /** Per product, its counter rows by day. */
+  byProduct: Map<string, Map<string, CounterRow>>;
   signals: Map<string, ProductSignals>;
+  /** When every product's signals were last computed (their decay): those of products since changed are newer. */
   at: number;
+}
+
+interface DayWeights {
+  decay(day: string): number;
+  popularSince: string;
 }
 
 export interface ProductSignals {
@@ -93,43 +99,70 @@ export class Signals {
     const { rows, cursor } = await readChangedRows(this.deps.storage, full ? undefined : held.cursor, (db, changed) =>
       repo.daysSince(db, storeId, since, changed),
     );
-    if (!full && rows.length === 0 && held.since === since && now - held.at < UNCHANGED_KEEP_MS) {
+    const fresh = !full && held.since === since && now - held.at < UNCHANGED_KEEP_MS;
+    if (fresh && rows.length === 0) {
       held.cursor = cursor;
       return held.signals;
     }
     const counters: StoreCounters = full
-      ? { cursor, fullAt: now, since, rows: new Map(), signals: new Map(), at: now }
-      : Object.assign(held, { cursor, since, at: now });
-    for (const row of rows) counters.rows.set(`${row.product_code}\u0000${row.day}`, row);
-    if (!full) for (const [key, row] of counters.rows) if (row.day < since) counters.rows.delete(key);
-    counters.signals = this.#signalsOf(counters.rows.values(), now);
+      ? { cursor, fullAt: now, since, byProduct: new Map(), signals: new Map(), at: now }
+      : Object.assign(held, { cursor, since });
+    const changed = new Set<string>();
+    for (const row of rows) {
+      let days = counters.byProduct.get(row.product_code);
+      if (!days) counters.byProduct.set(row.product_code, (days = new Map()));
+      days.set(row.day, row);
+      changed.add(row.product_code);
+    }
+    const weights = this.#daysAt(now);
+    if (fresh) {
+      // Only the products with new counts are computed again; the rest keep theirs (a new map, so
+      // that orders kept per signals object are computed again).
+      counters.signals = new Map(counters.signals);
+      for (const code of changed) counters.signals.set(code, this.#signalOf(counters.byProduct.get(code)!, weights));
+    } else {
+      if (!full)
+        for (const [code, days] of counters.byProduct) {
+          for (const day of days.keys()) if (day < since) days.delete(day);
+          if (days.size === 0) counters.byProduct.delete(code);
+        }
+      counters.signals = new Map();
+      for (const [code, days] of counters.byProduct) counters.signals.set(code, this.#signalOf(days, weights));
+      counters.at = now;
+    }
     // A forget() during the read wins: what it read may predate the erasure.
     if (this.#counters.get(storeId) === held) this.#counters.set(storeId, counters);
     return counters.signals;
   }
 
-  #signalsOf(rows: Iterable<CounterRow>, now: number): Map<string, ProductSignals> {
-    const popularSince = new Date(now - POPULAR_DAYS * 86_400_000).toISOString().slice(0, 10);
-    const signals = new Map<string, ProductSignals>();
-    // Every row of a day decays alike: one date parse and power per day, not per row.
+  /** How the days weigh at `now`: the decay of a day's counts (one date parse and power per day), and popular's first day. */
+  #daysAt(now: number): DayWeights {
     const decays = new Map<string, number>();
-    for (const row of rows) {
-      let decay = decays.get(row.day);
-      if (decay === undefined) {
-        const ageHours = Math.max(0, (now - Date.parse(`${row.day}T12:00:00Z`)) / 3_600_000);
-        decays.set(row.day, (decay = 2 ** (-ageHours / this.deps.halfLifeHours)));
-      }
+    return {
+      popularSince: new Date(now - POPULAR_DAYS * 86_400_000).toISOString().slice(0, 10),
+      decay: (day) => {
+        let decay = decays.get(day);
+        if (decay === undefined) {
+          const ageHours = Math.max(0, (now - Date.parse(`${day}T12:00:00Z`)) / 3_600_000);
+          decays.set(day, (decay = 2 ** (-ageHours / this.deps.halfLifeHours)));
+        }
+        return decay;
+      },
+    };
+  }
+
+  #signalOf(days: Map<string, CounterRow>, { decay, popularSince }: DayWeights): ProductSignals {
+    const signal = { trend: 0, popular: 0, baskets: 0 };
+    for (const row of days.values()) {
       const weighted =
         TREND_WEIGHTS.views * Number(row.views) +
         TREND_WEIGHTS.clicks * Number(row.clicks) +
         TREND_WEIGHTS.carts * Number(row.carts) +
         TREND_WEIGHTS.purchases * Number(row.purchases);
-      let entry = signals.get(row.product_code);
-      if (!entry) signals.set(row.product_code, (entry = { trend: 0, popular: 0, baskets: 0 }));
-      entry.trend += weighted * decay;
-      if (row.day >= popularSince) entry.popular += Number(row.purchases);
-      entry.baskets += Number(row.carts) + Number(row.purchases);
+      signal.trend += weighted * decay(row.day);
+      if (row.day >= popularSince) signal.popular += Number(row.purchases);
+      signal.baskets += Number(row.carts) + Number(row.purchases);
     }
-    return signals;
+    return signal;
   }
 }

@@ -178,16 +178,10 @@ export function discover(listing: CatalogListing, query: DiscoveryQuery): Discov
             );
     } else ordered = passing; // a collection's order, or product_code order
   } else if (typeof query.sort === 'object') {
-    const { signal } = query.sort;
-    const codes = rows.codes;
-    const sortBySignal = () =>
-      Int32Array.from(passing).sort(
-        (a, b) => signal(b) - signal(a) || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),
-      );
-    // The whole catalog by a signal: kept while the signal (one read of the signals) stands.
-    ordered = everything
-      ? (signalOrders.get(signal) ?? signalOrders.set(signal, sortBySignal()).get(signal)!)
-      : sortBySignal();
+    // The whole catalog by a signal, kept while the signal (one read of the signals) stands; a
+    // filtered set takes its rows in that order (no sort per request).
+    const whole = signalOrder(query.sort.signal, snapshot.liveRows, rows);
+    ordered = everything ? whole.order : inOrder(passing, whole, rows.rowCount);
   } else
     ordered = everything
       ? snapshot.order(query.sort).order
@@ -354,5 +348,22 @@ export function cardOf(listing: CatalogListing, group: GroupVariants, row: numbe
   return { row, code: rows.codes[row], score, variantCount: members.length, sizes };
 }
 
-/** The whole catalog in a signal's order, per signal function (one per signals read and listing version). */
-const signalOrders = new WeakMap<(row: number) => number, Int32Array>();
+/**
+ * The whole catalog in a signal's order (highest first, ties by product code) and each row's rank in
+ * it, per signal function (one per signals read and listing version).
+ */
+const signalOrders = new WeakMap<(row: number) => number, { order: Int32Array; rank: Int32Array }>();
+
+function signalOrder(signal: (row: number) => number, live: Int32Array, rows: { codes: string[]; rowCount: number }) {
+  let kept = signalOrders.get(signal);
+  if (!kept) {
+    const codes = rows.codes;
+    const order = Int32Array.from(live).sort(
+      (a, b) => signal(b) - signal(a) || (codes[a] < codes[b] ? -1 : codes[a] > codes[b] ? 1 : 0),
+    );
+    const rank = new Int32Array(rows.rowCount);
+    order.forEach((row, i) => (rank[row] = i));
+    signalOrders.set(signal, (kept = { order, rank }));
+  }
+  return kept;
+}
