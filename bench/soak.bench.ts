@@ -57,7 +57,14 @@ await container.close();
 const ADMIN = 'soak-bench-admin';
 const env = { VITRINE_RATE_LIMIT: '100000000', VITRINE_ALLOW_PRIVATE_FETCH: 'true', VITRINE_ADMIN_TOKEN: ADMIN };
 // BENCH_PROFILE_DIR: the API processes and the worker write CPU profiles there when they stop.
-const served = await startServe(db.url, env, ['--processes', '2', '--no-worker'], undefined, profilerFlags());
+// BENCH_SOAK_HEAP_MINUTES (e.g. "2,8"): the API processes write a heap snapshot to the working
+// directory at the end of those minutes (diagnosis of RSS growth; each takes seconds and stalls the process).
+const heapMinutes = new Set((process.env.BENCH_SOAK_HEAP_MINUTES ?? '').split(',').filter(Boolean).map(Number));
+const heapFlags = heapMinutes.size > 0 ? ['--heapsnapshot-signal=SIGUSR2'] : [];
+const served = await startServe(db.url, env, ['--processes', '2', '--no-worker'], undefined, [
+  ...profilerFlags(),
+  ...heapFlags,
+]);
 const worker = spawn(process.execPath, [...profilerFlags(), path.resolve('bin/vitrine.js'), 'worker'], {
   env: { ...process.env, DATABASE_URL: db.url, VITRINE_DATA_DIR: served.dataDir, LOG_LEVEL: 'warn', ...env },
   stdio: ['ignore', 'ignore', 'inherit'],
@@ -185,11 +192,63 @@ async function heapAndIndexes(): Promise<Record<string, number>> {
   const metrics = await (await fetch(`${served.url}/metrics`)).text();
   const mb = (value: string) => Math.round(Number(value) / 1024 / 1024);
   const figures: Record<string, number> = {};
-  for (const [, name, value] of metrics.matchAll(/^vitrine_nodejs_(heap_size_used_bytes|external_memory_bytes) (\S+)/gm))
+  for (const [, name, value] of metrics.matchAll(
+    /^vitrine_nodejs_(heap_size_used_bytes|external_memory_bytes) (\S+)/gm,
+  ))
     figures[name === 'heap_size_used_bytes' ? 'heap used' : 'external'] = mb(value);
-  for (const [, index, value] of metrics.matchAll(/^vitrine_index_memory_bytes\{index="([^"]+)",measure="bytes"\} (\S+)/gm))
+  for (const [, index, value] of metrics.matchAll(
+    /^vitrine_index_memory_bytes\{index="([^"]+)",measure="bytes"\} (\S+)/gm,
+  ))
     figures[index] = mb(value);
   return figures;
+}
+
+/**
+ * Each process's RSS sampled every 5 s over `seconds`, averaged: a single reading catches the garbage
+ * collector's high or low tide (±25 % within a minute here).
+ */
+async function meanRss(seconds: number): Promise<Record<string, number>> {
+  const sums: Record<string, number> = {};
+  let samples = 0;
+  for (const end = performance.now() + seconds * 1000; performance.now() < end - 2_500;) {
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    for (const [role, mb] of Object.entries(rssByRole())) sums[role] = (sums[role] ?? 0) + mb;
+    samples++;
+  }
+  return Object.fromEntries(Object.entries(sums).map(([role, sum]) => [role, sum / samples]));
+}
+
+/**
+ * This machine's PostgreSQL runs with autovacuum off; a store's tables then never get vacuumed or
+ * analyzed under a day of writes (the counters' dead rows pile up, the planner believes the events
+ * tables empty) and capacity erodes for a reason no deployment has. Where it is off, the bench does
+ * what autovacuum would: VACUUM (ANALYZE) of the store's tables once a minute (its default naptime).
+ */
+async function emulateAutovacuum(): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const { rows } = await client.query<{ autovacuum: string }>('show autovacuum');
+  if (rows[0].autovacuum === 'on') {
+    await client.end();
+    return async () => {};
+  }
+  console.log('autovacuum is off on this PostgreSQL: VACUUM (ANALYZE) of the tables once a minute instead');
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 60_000));
+      if (stopped) break;
+      const tables = await client.query<{ name: string }>(
+        'select quote_ident(tablename) as name from pg_tables where schemaname = current_schema()',
+      );
+      await client.query(`vacuum (analyze) ${tables.rows.map((t) => t.name).join(', ')}`);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop.catch(() => {});
+    await client.end();
+  };
 }
 
 const minute = (rate: number, seconds: number) =>
@@ -202,6 +261,7 @@ const minute = (rate: number, seconds: number) =>
       seconds,
       rate: IMPORT_ROWS_PER_MINUTE / IMPORT_BATCH / 60,
     }),
+    meanRss(seconds),
   ]);
 
 try {
@@ -218,6 +278,7 @@ try {
       data: { latest_sequence: number };
     }
   ).data.latest_sequence;
+  const stopVacuum = await emulateAutovacuum();
   await runLoad({ base: served.url, headers, next: nextRequest, seconds: 20, connections: 32 }); // warm
   const full = await runLoad({ base: served.url, headers, next: nextRequest, seconds: 30, connections: 32 });
   const capacity = full.completed / full.seconds;
@@ -231,14 +292,19 @@ try {
     heap: Record<string, number>;
   }> = [];
   for (let m = 1; m <= MINUTES; m++) {
-    const [mix, imports] = await minute(rate, 60);
-    minutes.push({ mix, imports, rss: rssByRole(), heap: await heapAndIndexes() });
+    const [mix, imports, rss] = await minute(rate, 60);
+    minutes.push({ mix, imports, rss, heap: await heapAndIndexes() });
+    if (heapMinutes.has(m))
+      for (const api of processRss(served.process.pid!).filter((p) => p.role.startsWith('api')))
+        process.kill(api.pid, 'SIGUSR2');
     const rounded = (figures: Record<string, number>) =>
       JSON.stringify(figures, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v));
     console.log(
       `minute ${m}: ${fmt(mix.completed / 60)} req/s, 5xx ${mix.serverErrors + imports.serverErrors}, shed ${mix.shed}, RSS ${rounded(minutes[m - 1].rss)}, API heaps and indexes (MB) ${rounded(minutes[m - 1].heap)}`,
     );
   }
+
+  await stopVacuum();
 
   // Webhooks: every event of the change feed since the subscription, delivered once.
   const expected = new Set<string>();
@@ -312,7 +378,7 @@ try {
   const table = [
     `PostgreSQL, the 44k catalog, \`vitrine serve --processes 2 --no-worker\` and one \`vitrine worker\`, one webhook subscription to every event (a local receiver). Mix: 30 % text search, 18 % listing pages (a query, a Department filter, 3 facets, one of ${SORTS.length} sorts), 10 % browsing (facets, newest, pages 1–25), 5 % suggestions, 7 % complete the look, 18 % shopper-event batches (10 events of 20,000 shoppers; one batch in 20 a retry), 6 % status listing (pages of 100 by keyset, \`after\`, as a sync client walks them), 6 % single-product price writes; beside it an import of ${fmt(IMPORT_ROWS_PER_MINUTE)} changed rows a minute (batches of ${IMPORT_BATCH}). Capacity at full speed (32 callers): **${fmt(capacity)} req/s**; soak open-loop at ${LOAD_SHARE * 100} % of it (**${fmt(rate)} req/s**) for ${MINUTES} minutes after a minute of warm-up. Latency is the client's (queueing included), ms.`,
     '',
-    `| minute | req/s | shed | 5xx | ${routes.map((r) => `${r} p99`).join(' | ')} | ${roles.map((r) => `RSS ${r} MB`).join(' | ')} |`,
+    `| minute | req/s | shed | 5xx | ${routes.map((r) => `${r} p99`).join(' | ')} | ${roles.map((r) => `RSS ${r} MB (mean)`).join(' | ')} |`,
     `|---:|---:|---:|---:|${routes.map(() => '---:').join('|')}|${roles.map(() => '---:').join('|')}|`,
     ...minutes.map(
       (m, i) =>
