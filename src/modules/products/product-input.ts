@@ -18,7 +18,15 @@ export interface ProductItem {
   /** Canonical fields to store; `null` means "remove this field" (meaningful on update). */
   fields: Record<string, unknown>;
   requestedStatus?: ProductStatus;
+  /**
+   * The write's precondition (`if_updated_at`): the product's `updated_at` as the client read it, or
+   * null for "only if it does not exist"; absent, none. Not a catalog field: never stored.
+   */
+  ifUpdatedAt?: string | null;
 }
+
+/** The item field that carries a write's precondition (see ProductItem.ifUpdatedAt). */
+export const PRECONDITION_FIELD = 'if_updated_at';
 
 export type ItemOutcome = { ok: true; item: ProductItem } | { ok: false; failure: ItemFailure; missingSku: boolean };
 
@@ -47,7 +55,8 @@ export function normaliseItem(
   profile: MappingProfile,
   options: { problemStatusMeansChecks?: boolean } = {},
 ): ItemOutcome {
-  const mapped = applyMapping(profile, raw);
+  const { [PRECONDITION_FIELD]: precondition, ...catalogFields } = raw;
+  const mapped = applyMapping(profile, catalogFields);
   const { product_code: rawCode, Status: rawStatus, ...rest } = mapped;
 
   let code: string;
@@ -73,6 +82,14 @@ export function normaliseItem(
       `product_code must be a string or a number, got ${Array.isArray(rawCode) ? 'array' : typeof rawCode}`,
     );
   }
+
+  if (precondition !== undefined && precondition !== null && typeof precondition !== 'string')
+    return fail(
+      index,
+      code,
+      'invalid_field',
+      `${PRECONDITION_FIELD} must be the product's updated_at as read (a string), or null for "only if it does not exist"; got ${JSON.stringify(precondition)}`,
+    );
 
   let requestedStatus: ProductStatus | undefined;
   const wanted = typeof rawStatus === 'string' ? rawStatus.trim().toLowerCase() : undefined;
@@ -114,7 +131,16 @@ export function normaliseItem(
       );
     fields[name] = value;
   }
-  return { ok: true, item: { index, code, fields, ...(requestedStatus ? { requestedStatus } : {}) } };
+  return {
+    ok: true,
+    item: {
+      index,
+      code,
+      fields,
+      ...(requestedStatus ? { requestedStatus } : {}),
+      ...(precondition !== undefined ? { ifUpdatedAt: precondition } : {}),
+    },
+  };
 }
 
 /** Fields stored for a product: the given ones, or the existing ones with the given ones laid over (update). Null removes a field. */

@@ -17,7 +17,7 @@ export async function lockProducts(db: Db, storeId: string, codes: string[]) {
         .lockRows(
           db
             .selectFrom('products')
-            .select(['product_code', 'status', 'attributes'])
+            .select(['product_code', 'status', 'attributes', 'updated_at'])
             .where('store_id', '=', storeId)
             .where('product_code', 'in', chunk)
             .orderBy('product_code'),

@@ -26,6 +26,9 @@ const documentedFields = {
   Season: field('string (well-known attribute)'),
   Usage: field('string: occasion, e.g. Casual, Formal, Sports, Ethnic (well-known attribute)'),
   'Sub Category': field('string (well-known attribute)'),
+  if_updated_at: field(
+    "precondition, never stored: the product's `updated_at` as the client read it (the write applies only if the product is unchanged since), or null (only if the product does not exist yet); otherwise the item fails with reason `conflict`",
+  ),
 };
 
 export const ProductItemSchema = component(
@@ -49,7 +52,7 @@ const ItemFailureSchema = component(
     product_code: Type.String(),
     reason: Type.String({
       description:
-        'Missing SKU, invalid_product_code, invalid_status, invalid_field, missing_required_field, quality_check_failed, not_found',
+        'Missing SKU, invalid_product_code, invalid_status, invalid_field, missing_required_field, quality_check_failed, not_found, conflict (if_updated_at)',
     }),
     details: Type.String(),
   }),

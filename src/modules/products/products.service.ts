@@ -9,6 +9,7 @@ import {
   mergeFields,
   missingRequiredFields,
   normaliseItem,
+  PRECONDITION_FIELD,
   type ItemFailure,
   type ItemOutcome,
   type ProductItem,
@@ -248,6 +249,16 @@ export class ProductsService {
       const row = isNew ? undefined : existing.get(item.code);
       const failItem = (reason: string, details: string) =>
         plan.itemFailures.push({ index: item.index, product_code: item.code, reason, details });
+      // The client's precondition: the product as it read it (its updated_at), or absent (null).
+      if (item.ifUpdatedAt !== undefined && (row?.updated_at ?? null) !== item.ifUpdatedAt) {
+        failItem(
+          'conflict',
+          row
+            ? `product ${item.code} changed since it was read: updated_at is ${row.updated_at}, not ${item.ifUpdatedAt ?? 'absent (null)'}`
+            : `product ${item.code} does not exist (${PRECONDITION_FIELD} ${item.ifUpdatedAt} expected it)`,
+        );
+        continue;
+      }
       if (!row && !isNew) {
         failItem('not_found', `product ${item.code} does not exist`);
         continue;
