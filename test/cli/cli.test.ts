@@ -133,6 +133,7 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
         ['token', 'create'],
         ['token', 'create', '--workspace', 'nope'],
         ['token', 'revoke', 'nope'],
+        ['token', 'list', '--workspace', 'nope'],
         ['bogus'],
       ]) {
         const r = cli(...args);
@@ -153,6 +154,17 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
       assert.equal(cli('token', 'revoke', token_id).status, 0);
       const twice = cli('token', 'revoke', token_id, '--json');
       assert.equal(twice.status, 0);
+      const listed = JSON.parse(cli('token', 'list', '--workspace', created.workspace_id, '--json').stdout) as Array<{
+        token_id: string;
+        revoked_at: string | null;
+      }>;
+      assert.equal(listed.length, 2);
+      assert.equal(typeof listed.find((t) => t.token_id === token_id)?.revoked_at, 'string');
+      assert.ok(!JSON.stringify(listed).includes(api_token));
+      assert.match(
+        cli('token', 'list', '--workspace', created.workspace_id).stdout,
+        new RegExp(`${token_id}  workspace token  created .*  revoked `),
+      );
     });
 
     it('sets a mapping profile from a file and refuses a broken one', () => {

@@ -77,8 +77,27 @@ describeEachDialect(
         (await request({ method: 'GET', url: `/v1/stores?store_uuid=${store_uuid}`, token: second })).statusCode,
         200,
       );
+      // Listed (never the token itself), newest first, the store's own token beside it.
+      const listed = json(
+        await request({ method: 'GET', url: `/admin/v1/tokens?workspace_id=${workspace_id}`, headers: admin }),
+      ).data as Array<Record<string, unknown>>;
+      assert.equal(listed.length, 2);
+      assert.deepEqual(
+        { ...listed[0], created_at: typeof listed[0].created_at },
+        { token_id, scope: 'full', store_uuids: null, created_at: 'string', revoked_at: null },
+      );
+      assert.ok(!JSON.stringify(listed).includes(second), 'no token in the list');
       const revoked = await request({ method: 'DELETE', url: `/admin/v1/tokens/${token_id}`, headers: admin });
       assert.equal(revoked.statusCode, 200);
+      const after = json(
+        await request({ method: 'GET', url: `/admin/v1/tokens?workspace_id=${workspace_id}`, headers: admin }),
+      ).data as Array<{ token_id: string; revoked_at: string | null }>;
+      assert.equal(typeof after.find((t) => t.token_id === token_id)?.revoked_at, 'string');
+      assert.equal(
+        (await request({ method: 'GET', url: '/admin/v1/tokens?workspace_id=nope', headers: admin })).statusCode,
+        404,
+      );
+      assert.equal((await request({ method: 'GET', url: '/admin/v1/tokens', headers: admin })).statusCode, 400);
       assert.equal(
         (await request({ method: 'GET', url: `/v1/stores?store_uuid=${store_uuid}`, token: second })).statusCode,
         401,

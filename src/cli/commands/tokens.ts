@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { printResult } from '../output.js';
 import { collect, withTokens } from '../command-context.js';
 
-/** `vitrine token create|revoke`. */
+/** `vitrine token create|list|revoke`. */
 export function registerTokenCommands(program: Command): void {
   const token = program.command('token').description('API tokens');
   token
@@ -30,6 +30,22 @@ export function registerTokenCommands(program: Command): void {
           : []),
         'The token is shown only once.',
       ]);
+    });
+  token
+    .command('list')
+    .description("a workspace's tokens and publishable keys, newest first (never the token itself)")
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--json', 'print one JSON array')
+    .action(async (options: { workspace: string; json?: boolean }) => {
+      const listed = await withTokens((tokens) => tokens.listTokens(options.workspace));
+      printResult(
+        !!options.json,
+        listed,
+        listed.map(
+          (t) =>
+            `${t.token_id}  ${t.scope === 'search' ? `publishable key for ${t.store_uuids!.join(', ')}` : 'workspace token'}  created ${t.created_at}${t.revoked_at ? `  revoked ${t.revoked_at}` : ''}`,
+        ),
+      );
     });
   token
     .command('revoke')

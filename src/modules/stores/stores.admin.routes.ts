@@ -15,6 +15,8 @@ import {
   RevokedTokenSchema,
   StoreListItemSchema,
   TokenIdParams,
+  TokenListQuery,
+  TokenSchema,
   WorkspaceSchema,
 } from './stores.schemas.js';
 import { storeSettingRoutes } from '../../http/store-setting-routes.js';
@@ -119,6 +121,20 @@ export const storesAdminRoutes: FastifyPluginAsyncTypebox<{ stores: StoresServic
         .code(201)
         .send(ok(request, await tokens.createToken(workspace_id, { scope, storeIds: store_uuids })));
     },
+  );
+
+  app.get(
+    '/tokens',
+    {
+      schema: {
+        operationId: 'adminListTokens',
+        tags,
+        summary: "List a workspace's tokens and publishable keys (never the token itself: only its hash is kept)",
+        querystring: TokenListQuery,
+        response: { 200: Envelope(Type.Array(TokenSchema)), ...standardErrors() },
+      },
+    },
+    async (request) => ok(request, await tokens.listTokens(request.query.workspace_id)),
   );
 
   app.delete(

@@ -142,6 +142,17 @@ export async function revokeToken(db: Db, tokenId: string, at: string) {
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** A workspace's tokens, newest first (their hashes stay here). */
+export function listTokens(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'scope', 'store_ids', 'created_at', 'revoked_at'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
 export function findToken(db: Db, tokenId: string) {
   return db.selectFrom('api_tokens').select(['id', 'revoked_at']).where('id', '=', tokenId).executeTakeFirst();
 }

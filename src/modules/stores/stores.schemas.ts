@@ -127,6 +127,21 @@ export const CreatedTokenSchema = component(
     }),
   }),
 );
+export const TokenSchema = component(
+  'Token',
+  Type.Object({
+    token_id: Type.String(),
+    scope: Type.Union([Type.Literal('full'), Type.Literal('search')]),
+    store_uuids: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: "a publishable key's stores; null for a workspace token",
+    }),
+    created_at: Type.String(),
+    revoked_at: Type.Union([Type.String(), Type.Null()], { description: 'null while the token works' }),
+  }),
+);
+export const TokenListQuery = Type.Object({
+  workspace_id: Type.String({ minLength: 1, description: 'the workspace whose tokens to list' }),
+});
 export const AllowedOriginsSchema = component(
   'AllowedOrigins',
   Type.Object(

@@ -21,6 +21,13 @@ export interface CreatedToken {
   /** The stores a publishable key works for; null for a workspace token (every store). */
   store_uuids: string[] | null;
 }
+export interface TokenSummary {
+  token_id: string;
+  scope: TokenScope;
+  store_uuids: string[] | null;
+  created_at: string;
+  revoked_at: string | null;
+}
 export interface AuthContext {
   workspaceId: string;
   tokenId: string;
@@ -85,6 +92,19 @@ export class TokensService {
       store_ids: scope === 'search' ? JSON.stringify(storeIds) : null,
     });
     return { token_id: id, api_token: token, scope, store_uuids: scope === 'search' ? storeIds : null };
+  }
+
+  /** The workspace's tokens and keys, revoked ones included, newest first: never the token itself (only its hash is stored). */
+  async listTokens(workspaceId: string): Promise<TokenSummary[]> {
+    if (!workspaceId || !(await repo.findWorkspaceById(this.storage.db, workspaceId)))
+      throw new NotFoundError(`workspace ${workspaceId} not found`, 'workspace');
+    return (await repo.listTokens(this.storage.db, workspaceId)).map((row) => ({
+      token_id: row.id,
+      scope: row.scope === 'search' ? 'search' : 'full',
+      store_uuids: row.store_ids === null ? null : (JSON.parse(row.store_ids) as string[]),
+      created_at: row.created_at,
+      revoked_at: row.revoked_at,
+    }));
   }
 
   async revokeToken(tokenId: string): Promise<{ token_id: string; revoked: true }> {
