@@ -14,6 +14,7 @@ import { SearchScreen } from './screens/search';
 import { VocabularyScreen } from './screens/vocabulary';
 import { TaggingScreen } from './screens/tagging';
 import { AnalyticsScreen } from './screens/analytics';
+import { SettingsScreen } from './screens/settings';
 
 export interface StoreContext {
   store: StoreRef;
@@ -29,6 +30,7 @@ const SCREENS: Array<{ id: string; label: string; admin?: boolean }> = [
   { id: 'tagging', label: 'Photo suggestions' },
   { id: 'vocabulary', label: 'Vocabulary', admin: true },
   { id: 'analytics', label: 'Analytics', admin: true },
+  { id: 'settings', label: 'Settings', admin: true },
 ];
 
 function SignIn({ onSignedIn }: { onSignedIn: (session: Session, stores: StoreRef[]) => void }) {
@@ -139,6 +141,8 @@ function Screen({ ctx, screen, rest }: { ctx: StoreContext; screen: string; rest
       return <VocabularyScreen ctx={ctx} />;
     case 'analytics':
       return <AnalyticsScreen ctx={ctx} />;
+    case 'settings':
+      return <SettingsScreen ctx={ctx} />;
     default:
       return (
         <div class="error" role="alert">

@@ -236,13 +236,10 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
   it('opens a product with its attributes, images, complements and similar products, and changes its status', async () => {
     await page.goto(console(`#/s/${store.store_uuid}/products/DRESS-1`));
     await page.getByTestId('attributes').waitFor();
-    assert.match(await page.getByTestId('attributes').innerText(), /Red Midi Dress/);
-    const ranks = page.locator('section[aria-label="Asset links per channel"] ol.ranks li');
+    assert.equal(await page.getByLabel('Product Name', { exact: true }).inputValue(), 'Red Midi Dress');
+    const ranks = page.locator('section[aria-label="Asset links per channel"] ol.ranks li .asset-name');
     await ranks.first().waitFor();
-    assert.deepEqual(
-      (await ranks.allInnerTexts()).map((t) => t.replace(/\s+http\S+/, '').trim()),
-      ['Image URL 1', 'Image URL 2'],
-    );
+    assert.deepEqual(await ranks.allInnerTexts(), ['Image URL 1', 'Image URL 2']);
     await page.getByRole('heading', { name: 'Visually similar' }).waitFor();
     await page.locator('section[aria-label="Visually similar"] .grid li').first().waitFor();
     await page.locator('section[aria-label="Complete the look"] .grid li').first().waitFor();
@@ -260,15 +257,175 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await page.locator('h1 .badge-active').waitFor();
   });
 
-  it('uploads a small import, watches it finish, and lists its rejected rows', async () => {
+  it('edits a product in place: the API refusal next to its field, the save in the change feed, hostile text kept as text', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/products/DRESS-3`));
+    const field = (name: string) => page.getByLabel(name, { exact: true });
+    await field('Product Name').waitFor();
+    // A field the API refuses (Stock must read as a count): its words next to it, nothing stored.
+    await page.getByLabel('New field name').fill('Stock');
+    await page.getByLabel('New field value').fill('many');
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const refusal = page.locator('tr[data-field="Stock"] .field-error');
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /^Stock must be an integer/);
+    assert.equal(await field('Stock').getAttribute('aria-invalid'), 'true');
+    const path = `/v1/products?store_uuid=${store.store_uuid}&product_code=DRESS-3`;
+    assert.equal((await api('GET', path, store.api_token)).products[0].Stock, undefined);
+
+    const before = (await api('GET', `/v1/changes?store_uuid=${store.store_uuid}&limit=1`, store.api_token))
+      .latest_sequence;
+    await field('Stock').fill('3');
+    await field('Product Name').fill(HOSTILE_NAME);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const stored = (await api('GET', path, store.api_token)).products[0];
+    assert.deepEqual([stored.Stock, stored['Product Name']], ['3', HOSTILE_NAME]);
+    const changes = await api('GET', `/v1/changes?store_uuid=${store.store_uuid}&after=${before}`, store.api_token);
+    assert.deepEqual(
+      changes.changes.map((c: { code: string }) => c.code),
+      ['DRESS-3'],
+      'one change, through the public API',
+    );
+    assert.equal(await field('Product Name').inputValue(), HOSTILE_NAME);
+    assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+    await field('Product Name').fill('Green Wrap Dress');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  });
+
+  it('re-ranks asset links by keyboard and by dragging, links an uploaded photo, unlinks and deletes', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/products/DRESS-1`));
+    const group = page.locator('.asset-group[data-channel="default"]');
+    const names = () => group.locator('li code.url').allInnerTexts();
+    await group.locator('li').first().waitFor();
+    const [first, second] = [`${images.base}/DRESS-1.jpg`, `${images.base}/DRESS-2.jpg`];
+    assert.deepEqual(await names(), [first, second]);
+    const stored = async (): Promise<Array<Record<string, string>>> =>
+      (
+        await api(
+          'GET',
+          `/v1/assets?store_uuid=${store.store_uuid}&channel=default&parent_code=DRESS-1`,
+          store.api_token,
+        )
+      ).assets['DRESS-1']?.assets ?? [];
+    await group.getByRole('button', { name: `Move ${first} down` }).click();
+    assert.deepEqual(await names(), [second, first]);
+    await group.getByRole('button', { name: 'Save order' }).click();
+    await group.getByText('Order saved.').waitFor();
+    assert.equal(Object.entries((await stored())[0]).find(([k]) => k !== 'asset_id')?.[1], second);
+    // Back by dragging the first onto the second.
+    await group.locator('li').first().dragTo(group.locator('li').nth(1));
+    assert.deepEqual(await names(), [first, second]);
+    await group.getByRole('button', { name: 'Save order' }).click();
+    await group.getByText('Order saved.').waitFor();
+    assert.equal(Object.entries((await stored())[0]).find(([k]) => k !== 'asset_id')?.[1], first);
+
+    // A photo uploaded here, linked last; unlinked; uploaded again and deleted everywhere.
+    const photo = { name: 'back.jpg', mimeType: 'image/jpeg', buffer: await drawShape('circle', '#d35400') };
+    const upload = page.getByLabel(/Upload and link a photo/);
+    await upload.setInputFiles(photo);
+    await page.getByText('back.jpg linked on default.').waitFor();
+    await group.locator('li').nth(2).waitFor();
+    const uploaded = (await names())[2];
+    assert.match(uploaded, /\/media\//);
+    await group.locator('li').nth(2).getByRole('button', { name: 'Unlink' }).click();
+    await group.getByText(/unlinked\.$/).waitFor();
+    assert.equal((await stored()).length, 2);
+    await upload.setInputFiles(photo);
+    await group.locator('li').nth(2).waitFor();
+    await group.locator('li').nth(2).getByRole('button', { name: 'Delete' }).click();
+    await group
+      .locator('li')
+      .nth(2)
+      .getByRole('button', { name: /Click again/ })
+      .click();
+    await group.getByText(/deleted\.$/).waitFor();
+    await group.locator('li').nth(2).waitFor({ state: 'detached' });
+    assert.deepEqual(await names(), [first, second]);
+    assert.equal((await stored()).length, 2);
+  });
+
+  it('shows an edit made through the API while the form was open as a conflict, and overwrites nothing', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/products/SHIRT-2`));
+    const field = (name: string) => page.getByLabel(name, { exact: true });
+    await field('Product Name').waitFor();
+    await field('Product Name').fill('Blue Oxford Shirt, slim');
+    // Someone else changes the product meanwhile.
+    await api('PUT', `/v1/products?store_uuid=${store.store_uuid}`, store.api_token, [
+      { product_code: 'SHIRT-2', Category: 'Formal Shirts' },
+    ]);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByTestId('conflict').waitFor();
+    assert.match(await page.getByTestId('conflict').innerText(), /changed this product since you opened it/);
+    const stored = (
+      await api('GET', `/v1/products?store_uuid=${store.store_uuid}&product_code=SHIRT-2`, store.api_token)
+    ).products[0];
+    assert.deepEqual([stored['Product Name'], stored.Category], ['Blue Oxford Shirt', 'Formal Shirts']);
+    assert.equal(await field('Product Name').inputValue(), 'Blue Oxford Shirt, slim', 'the edit is still in the form');
+    await page.getByRole('button', { name: /Reload the product/ }).click();
+    await page.waitForFunction(
+      () => document.querySelector<HTMLInputElement>('tr[data-field="Category"] input')?.value === 'Formal Shirts',
+    );
+    assert.equal(await page.getByTestId('conflict').count(), 0);
+    await api('PUT', `/v1/products?store_uuid=${store.store_uuid}`, store.api_token, [
+      { product_code: 'SHIRT-2', Category: 'Shirts' },
+    ]);
+  });
+
+  it('creates a product from the console, and refuses a code that is taken without touching its product', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/products`));
+    await page.getByRole('button', { name: 'New product' }).click();
+    const form = page.getByRole('form', { name: 'New product' });
+    await form.getByLabel('product_code').fill('NEW-1');
+    await form.getByLabel('Product Name').fill('Ochre Shift Dress');
+    await form.getByLabel('Category').fill('Dresses');
+    await form.getByLabel('Selling Price').fill('54.90');
+    await form.getByRole('button', { name: 'Create product' }).click();
+    await page.waitForURL(/products\/NEW-1$/);
+    await page.getByLabel('Product Name', { exact: true }).waitFor();
+    assert.equal(await page.getByLabel('Product Name', { exact: true }).inputValue(), 'Ochre Shift Dress');
+
+    await page.goto(console(`#/s/${store.store_uuid}/products`));
+    await page.getByRole('button', { name: 'New product' }).click();
+    await form.getByLabel('product_code').fill('SHIRT-1');
+    await form.getByLabel('Product Name').fill('Overwritten?');
+    await form.getByRole('button', { name: 'Create product' }).click();
+    await form.locator('.field-error').waitFor();
+    assert.match(await form.locator('.field-error').innerText(), /SHIRT-1 already exists/);
+    const kept = (await api('GET', `/v1/products?store_uuid=${store.store_uuid}&product_code=SHIRT-1`, store.api_token))
+      .products[0];
+    assert.equal(kept['Product Name'], 'Red Linen Shirt');
+    await api('DELETE', `/v1/products?store_uuid=${store.store_uuid}&sku_codes=NEW-1`, store.api_token);
+  });
+
+  it('checks an import first (refused rows by line, nothing written), then imports the valid rows with one click', async () => {
     await page.goto(console(`#/s/${store.store_uuid}/import`));
     const csv =
       'product_code,Product Name,Category,Selling Price,Currency,Image URL 1\nSKIRT-1,Pleated Skirt,Skirts,35,EUR,https://img.invalid/s1.jpg\n,No code here,Skirts,20,EUR,\nSKIRT-2,Denim Skirt,Skirts,45,EUR,https://img.invalid/s2.jpg\n';
     await page
       .getByLabel(/Catalog file/)
       .setInputFiles({ name: 'skirts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    await page.getByRole('button', { name: 'Start import' }).click();
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    const checked = page.getByTestId('dry-run-result');
+    await checked.waitFor();
+    assert.match(await checked.innerText(), /Nothing is written yet\. 1 row\(s\) would be refused/);
+    const refused = page.getByTestId('rejects').locator('tbody tr');
+    await refused.first().waitFor();
+    assert.deepEqual(
+      (await refused.first().locator('td').allInnerTexts()).slice(0, 3),
+      ['3', '—', 'Missing SKU'],
+      'the line of the file, as a spreadsheet numbers it',
+    );
+    const path = `/v1/products?store_uuid=${store.store_uuid}&product_code=SKIRT-1,SKIRT-2`;
+    assert.equal((await api('GET', path, store.api_token)).products.length, 0, 'a check writes nothing');
+    await checked.getByRole('button', { name: 'Import the 2 valid row(s)' }).click();
     await page.locator('[data-testid="import-status"][data-state="done"]').waitFor();
+    await page
+      .getByTestId('import-summary')
+      .getByText(/2 inserted/)
+      .waitFor();
+    assert.equal((await api('GET', path, store.api_token)).products.length, 2);
     assert.match(
       await page.getByTestId('import-summary').innerText(),
       /3 rows .* 2 inserted, 0 updated, 0 unchanged, 1 rejected/s,
@@ -282,7 +439,7 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
       mimeType: 'application/json',
       buffer: Buffer.from('this is a holiday note, not a catalog'),
     });
-    await page.getByRole('button', { name: 'Start import' }).click();
+    await page.getByRole('button', { name: 'Check the file' }).click();
     await page.locator('[data-testid="import-status"][data-state="failed"]').waitFor();
     assert.match(await alertText(), /The import failed: the JSON file must be one array of product objects/);
   });
@@ -293,11 +450,13 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await page
       .getByLabel(/Catalog file/)
       .setInputFiles({ name: 'myntra.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    await page.getByRole('button', { name: 'Start import' }).click();
+    await page.getByRole('button', { name: 'Check the file' }).click();
     const suggestion = page.getByTestId('suggested-mapping');
     await suggestion.waitFor();
     assert.match(await suggestion.innerText(), /Product_ID\s+→ product_code/);
     await suggestion.getByRole('button', { name: 'Use this mapping and import again' }).click();
+    // Checked again under the new mapping: the row is valid now.
+    await page.getByTestId('dry-run-result').getByRole('button', { name: 'Import the 1 valid row(s)' }).click();
     await page
       .getByTestId('import-summary')
       .getByText(/1 inserted/)

@@ -1,4 +1,5 @@
-// Import a catalog file (operator): upload, live progress, the summary and the rejected rows.
+// Import a catalog file (operator): a dry run first (the rows Vitrine would refuse, by line, nothing
+// written), then the valid rows imported with one click; live progress, the summary and the rejected rows.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type ImportJob } from '../api';
 import type { StoreContext } from '../app';
@@ -36,7 +37,7 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
   const storeId = ctx.store.store_uuid;
   const [file, setFile] = useState<File | null>(null);
   const [mode, setMode] = useState('replace');
-  const [dryRun, setDryRun] = useState(false);
+  const [dryRun, setDryRun] = useState(true);
   const [job, setJob] = useState<ImportJob | null>(null);
   const [rejects, setRejects] = useState<Reject[] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -65,7 +66,7 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
     void poll();
   };
 
-  const start = async (event?: Event) => {
+  const start = async (event?: Event, dry = dryRun) => {
     event?.preventDefault();
     if (!file) return;
     setBusy(true);
@@ -74,7 +75,7 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
     setRejects(null);
     const form = new FormData();
     form.set('mode', mode);
-    if (dryRun) form.set('dry_run', 'true');
+    if (dry) form.set('dry_run', 'true');
     form.set('file', file, file.name);
     try {
       const started = await call<{ import_id: string }>(`/admin/v1/stores/${encodeURIComponent(storeId)}/imports`, {
@@ -125,11 +126,11 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
             <option value="merge">only the fields it has (merge)</option>
           </select>
           <label class="inline">
-            <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.currentTarget.checked)} /> Dry run:
-            report what would change, write nothing
+            <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.currentTarget.checked)} /> Check first:
+            a dry run lists the rows Vitrine would refuse, by line, and writes nothing
           </label>
           <button type="submit" disabled={!file || busy}>
-            {busy ? 'Importing…' : 'Start import'}
+            {busy ? (dryRun ? 'Checking…' : 'Importing…') : dryRun ? 'Check the file' : 'Start import'}
           </button>
         </form>
         <ErrorNotice error={error} />
@@ -151,8 +152,25 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
                 {summary.rows.toLocaleString()} rows in {summary.seconds.toFixed(1)} s:{' '}
                 {summary.inserted.toLocaleString()} inserted, {summary.updated.toLocaleString()} updated,{' '}
                 {summary.unchanged.toLocaleString()} unchanged, {summary.failed.toLocaleString()} rejected
-                {job.summary && dryRun ? ' (dry run: nothing written)' : ''}.
+                {summary.dry_run ? ' (dry run: nothing written)' : ''}.
               </p>
+              {summary.dry_run && !busy ? (
+                <div class="suggestion" data-testid="dry-run-result">
+                  <p>
+                    Nothing is written yet.{' '}
+                    {summary.failed > 0
+                      ? `${summary.failed.toLocaleString()} row(s) would be refused (listed below with their line numbers); the others can be imported now.`
+                      : 'Every row would be accepted.'}
+                  </p>
+                  <button
+                    type="button"
+                    disabled={summary.rows - summary.failed === 0}
+                    onClick={() => void start(undefined, false)}
+                  >
+                    Import the {(summary.rows - summary.failed).toLocaleString()} valid row(s)
+                  </button>
+                </div>
+              ) : null}
               {summary.suggested_mapping ? (
                 <div class="suggestion" data-testid="suggested-mapping">
                   <p>No row was accepted, but the columns look like catalog fields under other names. Read them as:</p>
@@ -183,7 +201,9 @@ export function ImportScreen({ ctx }: { ctx: StoreContext }) {
         </Section>
       ) : null}
       {rejects && rejects.length > 0 ? (
-        <Section title={`Rejected rows (${rejects.length.toLocaleString()})`}>
+        <Section
+          title={`${job?.summary?.dry_run ? 'Rows that would be refused' : 'Rejected rows'} (${rejects.length.toLocaleString()})`}
+        >
           <table class="table" data-testid="rejects">
             <thead>
               <tr>

@@ -1,23 +1,12 @@
 // One product: every attribute, images, asset links per channel with ranks, status changes, complements, similar.
 import { useState } from 'preact/hooks';
-import {
-  ApiError,
-  call,
-  productsByCode,
-  SETTABLE_STATUSES,
-  type Member,
-  type ProductPage,
-  type StoreDetails,
-} from '../api';
+import { ApiError, call, productsByCode, SETTABLE_STATUSES, type Member, type ProductPage } from '../api';
 import type { StoreContext } from '../app';
 import { href } from '../router';
+import { AssetEditor } from './asset-editor';
+import { AttributeEditor } from './product-editor';
 import { ErrorNotice, price, Section, StatusBadge, text, Thumb, useLoad } from '../ui';
 
-const SYSTEM_FIELDS = new Set(['product_code', 'status', 'problems', 'created_at', 'updated_at']);
-
-interface AssetGroups {
-  assets: Record<string, { channel: string; asset_type: string; assets: Array<Record<string, string>> }>;
-}
 interface WriteResult {
   failed: number;
   error_info: Array<{ reason?: string; details?: string; message?: string }>;
@@ -109,79 +98,15 @@ export function ProductScreen({ ctx, code }: { ctx: StoreContext; code: string }
         </Section>
       </div>
       <Section title="Attributes">
-        <table class="table attributes" data-testid="attributes">
-          <tbody>
-            <tr>
-              <th scope="row">product_code</th>
-              <td>{code}</td>
-            </tr>
-            {Object.entries(p)
-              .filter(([key]) => !SYSTEM_FIELDS.has(key))
-              .map(([key, value]) => (
-                <tr key={key}>
-                  <th scope="row">{key}</th>
-                  <td>{text(value)}</td>
-                </tr>
-              ))}
-            <tr>
-              <th scope="row">created / updated</th>
-              <td>
-                {new Date(p.created_at).toLocaleString()} / {new Date(p.updated_at).toLocaleString()}
-              </td>
-            </tr>
-          </tbody>
-        </table>
+        <AttributeEditor storeId={storeId} product={p} onSaved={product.reload} />
+        <p class="hint">
+          Created {new Date(p.created_at).toLocaleString()}. Changes go through the API (PUT /v1/products) and show in
+          the change feed.
+        </p>
       </Section>
-      <AssetLinks storeId={storeId} code={code} parent={text(p.parent_code) || code} />
+      <AssetEditor storeId={storeId} code={code} parent={text(p.parent_code) || code} />
       <Related storeId={storeId} code={code} />
     </>
-  );
-}
-
-function AssetLinks({ storeId, code, parent }: { storeId: string; code: string; parent: string }) {
-  const links = useLoad(async (signal) => {
-    const details = await call<StoreDetails>('/v1/stores', { query: { store_uuid: storeId }, signal });
-    const channels = Object.keys(details.channels);
-    const groups = await Promise.all(
-      channels.map(async (channel) => {
-        const codes = [...new Set([code, parent])];
-        const found = await Promise.all(
-          codes.map((parentCode) =>
-            call<AssetGroups>('/v1/assets', {
-              query: { store_uuid: storeId, channel, parent_code: parentCode },
-              signal,
-            }),
-          ),
-        );
-        return { channel, groups: found.flatMap((g) => Object.entries(g.assets)) };
-      }),
-    );
-    return groups.filter((g) => g.groups.length > 0);
-  }, `${storeId}|${code}`);
-  return (
-    <Section title="Asset links per channel">
-      <ErrorNotice error={links.error} />
-      {links.data && links.data.length === 0 ? <p>No asset links on any channel.</p> : null}
-      {links.data?.map(({ channel, groups }) =>
-        groups.map(([parentCode, group]) => (
-          <div key={`${channel}/${parentCode}`}>
-            <h3>
-              {channel} · {group.asset_type} · on {parentCode}
-            </h3>
-            <ol class="ranks">
-              {group.assets.map((asset) => {
-                const [label, link] = Object.entries(asset).find(([key]) => key !== 'asset_id') ?? ['', ''];
-                return (
-                  <li key={asset.asset_id}>
-                    <Thumb src={link} alt={label} size={40} /> <span>{label}</span> <code class="url">{link}</code>
-                  </li>
-                );
-              })}
-            </ol>
-          </div>
-        )),
-      )}
-    </Section>
   );
 }
 

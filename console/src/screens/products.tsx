@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, download, firstImage, STATUSES, type ProductPage } from '../api';
 import type { StoreContext } from '../app';
 import { href, navigate, useRoute } from '../router';
+import { NewProductForm } from './product-editor';
 import { ErrorNotice, Pager, price, StatusBadge, text, Thumb, useLoad } from '../ui';
 
 const PAGE = 50;
@@ -17,6 +18,7 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
   const [typed, setTyped] = useState(q);
   useEffect(() => setTyped(q), [q]);
   const [exportError, setExportError] = useState<unknown>(null);
+  const [creating, setCreating] = useState(false);
   const started = useRef(0);
   const table = useRef<HTMLTableElement>(null);
 
@@ -41,6 +43,14 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
   return (
     <>
       <h1>Products</h1>
+      <p>
+        <button type="button" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+          {creating ? 'Cancel new product' : 'New product'}
+        </button>
+      </p>
+      {creating ? (
+        <NewProductForm storeId={storeId} onCreated={(code) => navigate(['s', storeId, 'products', code], {})} />
+      ) : null}
       <form
         class="filters"
         role="search"

@@ -36,7 +36,7 @@ interface StoreCounters {
 }
 
 interface DayWeights {
-  decay(day: string): number;
+  decay: (day: string) => number;
   popularSince: string;
 }
 

@@ -453,7 +453,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List a workspace's tokens and publishable keys (never the token itself: only its hash is kept) */
+        get: operations["adminListTokens"];
         put?: never;
         /** Issue another token for a workspace, or a publishable search key for some of its stores */
         post: operations["adminCreateToken"];
@@ -1469,7 +1470,7 @@ export interface components {
             /** @description position of the item in the body */
             index: number;
             product_code: string;
-            /** @description Missing SKU, invalid_product_code, invalid_status, invalid_field, missing_required_field, quality_check_failed, not_found */
+            /** @description Missing SKU, invalid_product_code, invalid_status, invalid_field, missing_required_field, quality_check_failed, not_found, conflict (if_updated_at) */
             reason: string;
         };
         /** @description A product. Field names pass through the store's mapping profile; fields beyond these are kept as attributes. `null` removes a field. */
@@ -1484,6 +1485,8 @@ export interface components {
             Currency?: unknown;
             /** @description string, e.g. Men, Women, Boys, Girls, Unisex */
             Department?: unknown;
+            /** @description precondition, never stored: the product's `updated_at` as the client read it (the write applies only if the product is unchanged since), or null (only if the product does not exist yet); otherwise the item fails with reason `conflict` */
+            if_updated_at?: unknown;
             /** @description string: image URL (also Image URL 2 … Image URL 6) */
             "Image URL 1"?: unknown;
             /** @description string: the parent product's code (variants point at their parent) */
@@ -1742,6 +1745,15 @@ export interface components {
             source?: "tagger" | "store";
             /** @description the label offered, in the store's own words; null when the photo could not be read (see reason) */
             value: string | null;
+        };
+        Token: {
+            created_at: string;
+            /** @description null while the token works */
+            revoked_at: string | null;
+            scope: "full" | "search";
+            /** @description a publishable key's stores; null for a workspace token */
+            store_uuids: string[] | null;
+            token_id: string;
         };
         TokenStore: {
             default_channel: string;
@@ -3872,6 +3884,42 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookSubscription"];
+                        status: components["schemas"]["SuccessStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            405: components["responses"]["MediaMethodNotAllowed"];
+            422: components["responses"]["AdminValidationFailed"];
+            429: components["responses"]["AdminRateLimited"];
+            500: components["responses"]["AdminInternalError"];
+            502: components["responses"]["AdminBackingServiceUnavailable"];
+        };
+    };
+    adminListTokens: {
+        parameters: {
+            query: {
+                /** @description the workspace whose tokens to list */
+                workspace_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success: the envelope with `data` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Token"][];
                         status: components["schemas"]["SuccessStatus"];
                     };
                 };
