@@ -139,12 +139,44 @@ try {
     buffer: Buffer.from('product_code,Selling Price\nDEMO-001,19.99\nDEMO-002,21.99\n,9.99\nDEMO-003,free\n'),
   });
   await page.getByLabel('Each row is').selectOption('merge');
-  await page.getByRole('button', { name: 'Start import' }).click();
-  await page.locator('[data-testid="import-status"][data-state="done"]').waitFor();
+  await page.getByRole('button', { name: 'Check the file' }).click();
+  await page.getByTestId('dry-run-result').waitFor();
+  await page.getByTestId('rejects').waitFor();
   await shot('import');
   await page.goto(`${base}/console/#/s/${store}/vocabulary`);
   await page.getByTestId('vocabulary-categories').waitFor();
   await shot('vocabulary');
+  // Part two (issue 46): editing in place, bulk editing, merchandising, settings.
+  await page.goto(`${base}/console/#/s/${store}/products/DEMO-028`);
+  await page.getByLabel('Product Name', { exact: true }).waitFor();
+  await page.getByLabel('Selling Price', { exact: true }).fill('forty');
+  await page.getByLabel('New field name').fill('Material');
+  await page.getByLabel('New field value').fill('Linen');
+  await page.getByRole('button', { name: 'Add field' }).click();
+  await page.locator('section[aria-label="Attributes"]').screenshot({ path: path.join(out, 'product-edit.png') });
+  console.log('docs/console/product-edit.png');
+  await page.goto(`${base}/console/#/s/${store}/bulk?q=dress`);
+  await page.getByTestId('bulk-grid').locator('tbody tr').nth(3).waitFor();
+  await page
+    .getByLabel('Select DEMO-028')
+    .check()
+    .catch(() => {});
+  const first = page.getByTestId('bulk-grid').locator('tbody tr').first().locator('input[data-column="3"]');
+  await first.fill('Ivory');
+  await first.press('Control+d');
+  await shot('bulk');
+  await page.goto(`${base}/console/#/s/${store}/merchandising`);
+  await page.getByRole('button', { name: 'New rule' }).click();
+  await page.getByLabel('Rule id').fill('summer-dresses');
+  await page.getByLabel('Query').fill('dress');
+  await page.getByTestId('merch-preview').locator('li').nth(3).waitFor();
+  const cards = page.getByTestId('merch-preview').locator('li');
+  await cards.nth(3).dragTo(cards.nth(0));
+  await shot('merchandising');
+  await page.goto(`${base}/console/#/s/${store}/settings`);
+  await page.getByLabel('Receiver URL (http or https)').fill('https://erp.example/vitrine');
+  await page.getByTestId('tokens').locator('tbody tr').first().waitFor();
+  await shot('settings', true);
 } finally {
   await browser.close();
   server.kill('SIGTERM');

@@ -140,7 +140,11 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
       await v1.register(complementsRoutes, { complements: container.complements });
       await v1.register(visualRoutes, { visual: container.visual });
       await v1.register(taggingRoutes, { tagging: container.tagging });
-      await v1.register(mediaRoutes, { media: container.media, publicUrl: config.publicUrl });
+      await v1.register(mediaRoutes, {
+        media: container.media,
+        thumbnails: container.thumbnails,
+        publicUrl: config.publicUrl,
+      });
       await v1.register(changesRoutes, { changes: container.changes });
       await v1.register(eventsRoutes, { events: container.events });
     },

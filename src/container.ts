@@ -33,6 +33,7 @@ import { ImageWorker } from './modules/visual/image-worker.js';
 import { VisualIndexes } from './modules/visual/visual-index.js';
 import { VisualService } from './modules/visual/visual.service.js';
 import { MediaService } from './modules/media/media.service.js';
+import { Thumbnails } from './modules/media/thumbnails.js';
 import { LocalMediaStore, S3MediaStore, type MediaStore } from './modules/media/media-store.js';
 import { ChangesService } from './modules/changes/changes.service.js';
 import { EventsService } from './modules/events/events.service.js';
@@ -85,6 +86,8 @@ export interface Container {
   visual: VisualService;
   tagging: TaggingService;
   media: MediaService;
+  /** Small WebPs of a store's images, served by Vitrine (GET /v1/thumbnail). */
+  thumbnails: Thumbnails;
   /** The changes module: the public change feed and its retention. */
   changes: ChangesService;
   /** How far behind the catalog each of a store's indexes is (GET /v1/stores, /metrics, import --wait). */
@@ -250,6 +253,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     indexBytes: share(config.visualIndexBytes),
   });
   const visual = new VisualService(visualIndexes, queryVision, imageJobs, stores, imageCatalog);
+  const thumbnails = new Thumbnails({
+    dir: path.resolve(config.dataDir, 'thumbnails'),
+    allowPrivateFetch: config.allowPrivateFetch,
+    knowsImage: (storeId, url) => visual.knowsImage(storeId, url),
+    localImage: (url) => media.localImage(url),
+  });
 
   // The shipped tagger, read on first use (a checkout without models/tagger suggests nothing and says why).
   let tagger: Tagger | null | undefined;
@@ -349,6 +358,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     visual,
     tagging,
     media,
+    thumbnails,
     changes: changesService,
     freshness,
     events,

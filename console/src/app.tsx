@@ -15,6 +15,8 @@ import { VocabularyScreen } from './screens/vocabulary';
 import { TaggingScreen } from './screens/tagging';
 import { AnalyticsScreen } from './screens/analytics';
 import { SettingsScreen } from './screens/settings';
+import { BulkScreen } from './screens/bulk';
+import { MerchandisingScreen } from './screens/merchandising';
 
 export interface StoreContext {
   store: StoreRef;
@@ -24,9 +26,11 @@ export interface StoreContext {
 const SCREENS: Array<{ id: string; label: string; admin?: boolean }> = [
   { id: 'health', label: 'Catalog health' },
   { id: 'products', label: 'Products' },
+  { id: 'bulk', label: 'Bulk editing' },
   { id: 'import', label: 'Import', admin: true },
   { id: 'collections', label: 'Collections' },
   { id: 'search', label: 'Search playground' },
+  { id: 'merchandising', label: 'Merchandising', admin: true },
   { id: 'tagging', label: 'Photo suggestions' },
   { id: 'vocabulary', label: 'Vocabulary', admin: true },
   { id: 'analytics', label: 'Analytics', admin: true },
@@ -141,6 +145,10 @@ function Screen({ ctx, screen, rest }: { ctx: StoreContext; screen: string; rest
       return <VocabularyScreen ctx={ctx} />;
     case 'analytics':
       return <AnalyticsScreen ctx={ctx} />;
+    case 'merchandising':
+      return <MerchandisingScreen ctx={ctx} />;
+    case 'bulk':
+      return <BulkScreen ctx={ctx} />;
     case 'settings':
       return <SettingsScreen ctx={ctx} />;
     default:

@@ -1,7 +1,8 @@
 // Small shared pieces: loading data with errors in words, thumbnails, paging.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, safeImage } from './api';
+import { ApiError, safeImage, url } from './api';
+import { loadSession } from './session';
 
 export function ErrorNotice({ error }: { error: unknown }) {
   if (!error) return null;
@@ -46,25 +47,72 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: strin
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+/** The store of the screen shown (`#/s/<store>/…`). */
+function currentStore(): string | null {
+  return /^#\/s\/([^/?]+)/.exec(location.hash)?.[1] ?? null;
+}
+
+/** Thumbnails fetched from the service (GET /v1/thumbnail) as object URLs, the latest few hundred kept. */
+const thumbnails = new Map<string, Promise<string | null>>();
+const KEPT_THUMBNAILS = 400;
+
+function thumbnailOf(storeId: string, src: string, size: number): Promise<string | null> {
+  const box = Math.min(320, Math.ceil(size * Math.min(2, window.devicePixelRatio || 1)));
+  const key = `${storeId}|${box}|${src}`;
+  let made = thumbnails.get(key);
+  if (!made) {
+    const token = loadSession()?.token;
+    made = fetch(url('/v1/thumbnail', { store_uuid: storeId, url: src, size: box }), {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      credentials: 'omit',
+    })
+      .then(async (res) => (res.ok ? URL.createObjectURL(await res.blob()) : null))
+      .catch(() => null);
+    thumbnails.set(key, made);
+    if (thumbnails.size > KEPT_THUMBNAILS) {
+      const [oldest, gone] = thumbnails.entries().next().value as [string, Promise<string | null>];
+      thumbnails.delete(oldest);
+      void gone.then((objectUrl) => objectUrl && URL.revokeObjectURL(objectUrl));
+    }
+  }
+  return made;
+}
+
+/**
+ * A product image, small. Uploads of this service (/media/…) load as they are; any other image comes
+ * through the service's thumbnails, so the page loads no image from another host (CSP img-src 'self').
+ */
 export function Thumb({ src, alt, size = 56 }: { src: unknown; alt: string; size?: number }) {
   const safe = safeImage(src);
+  const own = !!safe && (safe.startsWith('/media/') || safe.startsWith(`${location.origin}/media/`));
+  const [shown, setShown] = useState<string | null | undefined>(own ? safe : undefined);
   const [broken, setBroken] = useState(false);
-  useEffect(() => setBroken(false), [safe]);
-  if (!safe || broken)
+  useEffect(() => {
+    setBroken(false);
+    if (!safe || own) return setShown(own ? safe : null);
+    const storeId = currentStore();
+    if (!storeId) return setShown(null);
+    let live = true;
+    setShown(undefined);
+    void thumbnailOf(storeId, safe, size).then((objectUrl) => live && setShown(objectUrl));
+    return () => {
+      live = false;
+    };
+  }, [safe, size]);
+  if (!safe || shown === null || broken)
     return (
       <span class="thumb thumb-none" data-size={size} aria-label={`${alt}: no image`}>
         no image
       </span>
     );
+  if (shown === undefined) return <span class="thumb thumb-loading" data-size={size} aria-label={`${alt}: loading`} />;
   return (
     <img
       class="thumb"
       data-size={size}
-      src={safe}
+      src={shown}
       alt={alt}
-      loading="lazy"
       decoding="async"
-      referrerpolicy="no-referrer"
       width={size}
       height={size}
       onError={() => setBroken(true)}

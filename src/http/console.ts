@@ -8,14 +8,15 @@ import fastifyStatic from '@fastify/static';
 export const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/console');
 
 /**
- * The console talks only to this server; catalog images live on the merchants' own hosts, so images
- * may come from any http(s) address. No inline script or style, no frames, no form posts elsewhere.
+ * The console talks only to this server, images included: catalog images on the merchants' own hosts
+ * reach it as thumbnails made by this server (GET /v1/thumbnail, fetched with the token and shown as
+ * blob: URLs). No inline script or style, no frames, no form posts elsewhere.
  */
 export const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' https: http: data: blob:",
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",

@@ -164,7 +164,10 @@ function GroupEditor({ storeId, group, onChange }: { storeId: string; group: Gro
             onDragOver={(e) => e.preventDefault()}
             onDrop={(e) => {
               e.preventDefault();
-              if (dragged !== null) move(dragged, i);
+              // The drag's own data first: the state set at dragstart may not have rendered yet.
+              const from = Number(e.dataTransfer?.getData('text/plain') ?? '');
+              if (Number.isInteger(from) && e.dataTransfer?.getData('text/plain')) move(from, i);
+              else if (dragged !== null) move(dragged, i);
               setDragged(null);
             }}
             onDragEnd={() => setDragged(null)}

@@ -65,11 +65,12 @@ export function AttributeEditor({
     error?: unknown;
     saved?: string[];
   }>({});
-  // A product read again (after a save, or after a conflict the merchandiser chose to see) resets the form.
+  // A product read again (after a save, or after a conflict the merchandiser chose to see) resets the
+  // form; between a save and that read the form is busy, so nothing typed meanwhile is lost to it.
   useEffect(() => {
     setRows(rowsOf(product));
     setState((s) => ({ saved: s.saved }));
-  }, [product.updated_at]);
+  }, [product]);
 
   const original = new Map(rowsOf(product).map((r) => [r.name, r.value]));
   const edited = new Map(rows.map((r) => [r.name, r.value]));
@@ -91,7 +92,7 @@ export function AttributeEditor({
       if (refusal?.reason === 'conflict') setState({ conflict: refusal.details });
       else if (refusal) setState({ refusal });
       else {
-        setState({ saved: answer.warnings?.[0]?.reasons ?? [] });
+        setState({ busy: true, saved: answer.warnings?.[0]?.reasons ?? [] });
         onSaved();
       }
     } catch (error) {
@@ -124,6 +125,7 @@ export function AttributeEditor({
                 <input
                   id={`field-${i}`}
                   value={row.value}
+                  disabled={state.busy}
                   aria-invalid={state.refusal?.field === row.name}
                   aria-describedby={state.refusal?.field === row.name ? `error-${row.name}` : undefined}
                   onInput={(e) => {

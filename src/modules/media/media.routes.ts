@@ -7,21 +7,54 @@ import { Envelope, EnvelopeError, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
 import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS, MEDIA_TYPES } from './media-types.js';
 import { mediaBaseUrl, type IncomingFile, type MediaService } from './media.service.js';
-import { MediaParams, UploadQuery, UploadResultSchema } from './media.schemas.js';
+import { MediaParams, ThumbnailQuery, UploadQuery, UploadResultSchema } from './media.schemas.js';
+import { THUMBNAIL_SIZES, type Thumbnails } from './thumbnails.js';
 import { formatMegapixels, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
 import { MAX_UPLOAD_FILES } from '../../catalog/limits.js';
 
 const MB = 1024 * 1024;
 const LIMITS = `images ${MEDIA_LIMITS.image / MB} MB (and ${formatMegapixels(MAX_IMAGE_PIXELS)}), MP4 ${MEDIA_LIMITS.video / MB} MB, PDF ${MEDIA_LIMITS.pdf / MB} MB, GLB ${MEDIA_LIMITS['3D'] / MB} MB`;
 
-/** POST /v1/media: upload photos and other media to a store. */
-export const mediaRoutes: FastifyPluginAsyncTypebox<{ media: MediaService; publicUrl?: string }> = async (
-  app,
-  { media, publicUrl },
-) => {
+/** POST /v1/media: upload photos and other media to a store; GET /v1/thumbnail: its images, small. */
+export const mediaRoutes: FastifyPluginAsyncTypebox<{
+  media: MediaService;
+  thumbnails: Thumbnails;
+  publicUrl?: string;
+}> = async (app, { media, thumbnails, publicUrl }) => {
   await app.register(fastifyMultipart, {
     limits: { fileSize: MAX_MEDIA_BYTES, files: MAX_UPLOAD_FILES, fields: 20, parts: MAX_UPLOAD_FILES + 20 },
   });
+
+  app.get(
+    '/thumbnail',
+    {
+      config: { storeScoped: true },
+      schema: {
+        operationId: 'getThumbnail',
+        tags: ['media'],
+        summary: "A small WebP of one of the store's product or asset images, made and kept by Vitrine",
+        description: `The image at \`url\` (a product's \`Image URL n\` or an asset link of this store; any other URL is 404), resized with sharp inside a square of \`size\` pixels (rounded up to ${THUMBNAIL_SIZES.join(', ')}; never enlarged) and kept, so a page shows catalog images without loading them from other hosts (the console's Content-Security-Policy allows only its own images). 502 when the image's host cannot be reached or refuses; 422 when the bytes are no image.`,
+        querystring: ThumbnailQuery,
+        response: {
+          200: {
+            description: 'the thumbnail',
+            content: { 'image/webp': { schema: Type.String({ format: 'binary' }) } },
+          },
+          304: Type.Null({ description: 'not modified: If-None-Match named the current ETag' }),
+          ...standardErrors(),
+        },
+      },
+    },
+    async (request, reply) => {
+      const made = await thumbnails.of(request.store.id, request.query.url, request.query.size ?? 96);
+      reply
+        .header('cache-control', 'private, max-age=86400')
+        .header('etag', made.etag)
+        .header('x-content-type-options', 'nosniff');
+      if (request.headers['if-none-match'] === made.etag) return reply.code(304).send(null);
+      return reply.type('image/webp').send(made.bytes as unknown as string);
+    },
+  );
 
   app.post(
     '/media',

@@ -4,6 +4,19 @@ import { StoreUuidQuery } from '../../http/schemas.js';
 
 export const UploadQuery = StoreUuidQuery;
 
+export const ThumbnailQuery = Type.Object({
+  store_uuid: Type.String({ description: 'the store, from `vitrine store create`' }),
+  url: Type.String({ minLength: 1, maxLength: 2048, description: "one of the store's product or asset image URLs" }),
+  size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 320,
+      default: 96,
+      description: 'the square box in pixels (rounded up to 48, 96, 160 or 320)',
+    }),
+  ),
+});
+
 export const StoredMediaSchema = component(
   'MediaFile',
   Type.Object({

@@ -42,6 +42,11 @@ export class VisualService {
     return this.catalog.storedImages(storeId, urls);
   }
 
+  /** Whether a product or asset link of the store has this image (its image catalog holds it). */
+  async knowsImage(storeId: string, url: string): Promise<boolean> {
+    return (await this.catalog.storedImages(storeId, [url])).has(url);
+  }
+
   /** Images of every store by pipeline state (pending, indexed, failed, …). */
   imageQueueCounts(): Promise<Record<string, number>> {
     return this.jobs.countByState();
