@@ -169,7 +169,10 @@ try {
   await page.getByRole('button', { name: 'New rule' }).click();
   await page.getByLabel('Rule id').fill('summer-dresses');
   await page.getByLabel('Query').fill('dress');
-  await page.getByTestId('merch-preview').locator('li').nth(3).waitFor();
+  await page.waitForFunction(() => {
+    const cards = [...document.querySelectorAll('[data-testid="merch-preview"] li .title')];
+    return cards.length > 3 && cards.every((card) => /dress/i.test(card.textContent ?? ''));
+  });
   const cards = page.getByTestId('merch-preview').locator('li');
   await cards.nth(3).dragTo(cards.nth(0));
   await shot('merchandising');

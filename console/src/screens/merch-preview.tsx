@@ -1,8 +1,8 @@
 // The merchandising screen's live preview: the results shoppers get now with the draft's pins and
 // hides laid over them; a product dragged onto a position (or moved with ↑/↓) is pinned there.
 import { useEffect, useState } from 'preact/hooks';
-import { call, type Schemas } from '../api';
-import { ErrorNotice, Thumb, useDebounced, useLoad } from '../ui';
+import { call, firstImage, productsByCode, type Schemas } from '../api';
+import { ErrorNotice, text, Thumb, useDebounced, useLoad } from '../ui';
 import type { Rule } from './merchandising';
 
 type Hit = Schemas['SearchHit'];
@@ -44,8 +44,21 @@ export function Preview({ storeId, rule, onChange }: { storeId: string; rule: Ru
     `${storeId}|${query}`,
   );
   const [dragged, setDragged] = useState<string | null>(null);
+  // Pinned products the query does not find (a pin shows them anyway): their card from the catalog.
+  const found = new Set((results.data?.hits ?? []).map((h) => h.product_code));
+  const missing = (rule.pin ?? []).map((p) => p.product_code).filter((code) => !found.has(code));
+  const extra = useLoad(
+    async (signal) =>
+      (await productsByCode(storeId, missing, signal)).map(
+        (p) => ({ product_code: p.product_code, title: text(p['Product Name']), image_url: firstImage(p) }) as Hit,
+      ),
+    `${storeId}|${missing.join(',')}`,
+  );
   const [hits, setHits] = useState<Hit[]>([]);
-  useEffect(() => setHits(withDraft(results.data?.hits ?? [], rule)), [results.data, rule]);
+  useEffect(
+    () => setHits(withDraft([...(results.data?.hits ?? []), ...(extra.data ?? [])], rule)),
+    [results.data, extra.data, rule],
+  );
 
   return (
     <div class="preview" aria-label="Live preview">
@@ -80,7 +93,7 @@ export function Preview({ storeId, rule, onChange }: { storeId: string; rule: Ru
               <Thumb src={hit.image_url ?? null} alt={hit.title ?? hit.product_code} size={96} />
               <span class="title">
                 {i + 1}. {hit.title ?? hit.product_code}
-                {pinned ? ' 📌' : ''}
+                {pinned ? ' · pinned' : ''}
               </span>
               <span class="rank-actions">
                 <button
