@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { CHROMIUM_SKIP, launchChromium, transferSize } from '../test/helpers/browser.js';
+import { CHROMIUM_SKIP, launchChromium, transferSize, watchLongTasks } from '../test/helpers/browser.js';
 import {
   fmt,
   machineLine,
@@ -139,13 +139,7 @@ async function measure(size: number) {
 async function bulkAction(page: Page, store: string): Promise<string> {
   await page.evaluate((hash) => (location.hash = hash), `#/s/${store}/bulk?q=1`);
   await page.locator('[data-testid="bulk-grid"] tbody tr').first().waitFor();
-  await page.evaluate(() => {
-    const seen: number[] = [];
-    (window as unknown as { __long: number[] }).__long = seen;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) seen.push(entry.duration);
-    }).observe({ type: 'longtask' });
-  });
+  const longTasks = await watchLongTasks(page);
   const actions = page.getByRole('form', { name: 'Bulk action' });
   await actions.getByLabel('Products').selectOption('all');
   await actions.getByLabel('Action').selectOption('field');
@@ -172,7 +166,7 @@ async function bulkAction(page: Page, store: string): Promise<string> {
     .getByText(/^Undoing .*done —/)
     .waitFor({ timeout: 600_000 });
   const undoSeconds = (Date.now() - undoAt) / 1000;
-  const long = await page.evaluate(() => (window as unknown as { __long: number[] }).__long);
+  const long = await longTasks();
   const longest = Math.max(0, ...long);
   console.log(
     `console.bench: bulk set a field on ${fmt(count)} products in ${fmt(applySeconds, 1)} s, undo ${fmt(undoSeconds, 1)} s, longest task ${fmt(longest)} ms`,

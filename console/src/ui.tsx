@@ -1,7 +1,7 @@
 // Small shared pieces: loading data with errors in words, thumbnails, paging.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, safeImage, url } from './api';
+import { ApiError, safeImage, STATUSES, url } from './api';
 import { loadSession } from './session';
 
 export function ErrorNotice({ error }: { error: unknown }) {
@@ -183,4 +183,21 @@ export function useDebounced<T>(value: T, ms: number): T {
     return () => clearTimeout(timer);
   }, [value, ms]);
   return settled;
+}
+
+/** The status filter of the product screens: any status, or one. */
+export function StatusFilter({ value, onChange }: { value: string; onChange: (status: string) => void }) {
+  return (
+    <label>
+      <span>Status</span>
+      <select value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">any status</option>
+        {STATUSES.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }

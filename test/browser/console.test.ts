@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_SKIP, launchChromium, transferSize } from '../helpers/browser.js';
+import { CHROMIUM_SKIP, launchChromium, transferSize, watchLongTasks } from '../helpers/browser.js';
 import { drawShape, startImageServer, type ImageServer } from '../helpers/images.js';
 import { startServe, type ServedVitrine } from '../helpers/serve.js';
 import { ADMIN_TOKEN } from '../factories/admin.js';
@@ -835,14 +835,7 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await page.goto(console(`#/s/${big.store_uuid}/bulk`));
     const grid = page.getByTestId('bulk-grid');
     await grid.locator('tbody tr').nth(49).waitFor();
-    // Long tasks (main-thread work of 50 ms or more) as the browser's Performance API reports them.
-    await page.evaluate(() => {
-      const seen: number[] = [];
-      (window as unknown as { __long: number[] }).__long = seen;
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) seen.push(entry.duration);
-      }).observe({ type: 'longtask' });
-    });
+    const longTasks = await watchLongTasks(page);
     await page.getByLabel('Category of BIG-000000').focus();
     for (let i = 0; i < 30; i++) {
       await page.keyboard.type('x');
@@ -869,7 +862,7 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
       await grid.locator(`tbody tr[data-code="BIG-${String((n + 1) * 50).padStart(6, '0')}"]`).waitFor();
     }
     await page.getByRole('button', { name: 'Save 50 edited product(s)' }).waitFor();
-    const long = await page.evaluate(() => (window as unknown as { __long: number[] }).__long);
+    const long = await longTasks();
     process.stdout.write(
       `console bulk grid, ${BIG_PRODUCTS} products: long tasks ${JSON.stringify(long.map(Math.round))}\n`,
     );

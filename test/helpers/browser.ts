@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`), or VITRINE_CHROMIUM. */
 export const CHROMIUM = process.env.VITRINE_CHROMIUM ?? '/usr/bin/chromium';
@@ -37,4 +37,19 @@ export function transferSize(url: string): Promise<number> {
       })
       .on('error', reject);
   });
+}
+
+/**
+ * Starts recording the page's long tasks (main-thread work of 50 ms or more, as the browser's
+ * Performance API reports them); the function returned reads their durations so far, in ms.
+ */
+export async function watchLongTasks(page: Page): Promise<() => Promise<number[]>> {
+  await page.evaluate(() => {
+    const seen: number[] = [];
+    (window as unknown as { __long: number[] }).__long = seen;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) seen.push(entry.duration);
+    }).observe({ type: 'longtask' });
+  });
+  return () => page.evaluate(() => (window as unknown as { __long: number[] }).__long);
 }

@@ -3,12 +3,12 @@
 // every product the filter matches, each previewed, run in batches with progress, its failures listed
 // and undoable. Everything goes through the public product and collection endpoints.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, STATUSES, type Product, type ProductPage } from '../api';
+import { call, type Product, type ProductPage } from '../api';
 import type { StoreContext } from '../app';
 import { pastedCells, restoreBody, writeInBatches, type BulkOutcome } from '../bulk-writes';
 import { BulkActions, RunReport, type Run, type Undo } from './bulk-actions';
 import { navigate, useRoute } from '../router';
-import { ErrorNotice, Pager, useLoad } from '../ui';
+import { ErrorNotice, Pager, StatusFilter, useLoad } from '../ui';
 
 const PAGE = 50;
 const COLUMNS = ['Product Name', 'Category', 'Department', 'Colour', 'Selling Price', 'Stock'];
@@ -149,17 +149,7 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
           go({ q: typed.trim() });
         }}
       >
-        <label>
-          <span>Status</span>
-          <select value={filter.status} onChange={(e) => go({ status: e.currentTarget.value })}>
-            <option value="">any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <StatusFilter value={filter.status} onChange={(next) => go({ status: next })} />
         <label>
           <span>Code or name</span>
           <input type="search" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />

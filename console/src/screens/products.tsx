@@ -1,10 +1,10 @@
 // The products grid: status, failure reason and text filters, 50 per page, fast on 100k products.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { call, download, firstImage, STATUSES, type ProductPage } from '../api';
+import { call, download, firstImage, type ProductPage } from '../api';
 import type { StoreContext } from '../app';
 import { href, navigate, useRoute } from '../router';
 import { NewProductForm } from './product-editor';
-import { ErrorNotice, Pager, price, StatusBadge, text, Thumb, useLoad } from '../ui';
+import { ErrorNotice, Pager, price, StatusBadge, StatusFilter, text, Thumb, useLoad } from '../ui';
 
 const PAGE = 50;
 
@@ -60,17 +60,7 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
           go({ q: typed.trim() });
         }}
       >
-        <label>
-          <span>Status</span>
-          <select value={status} onChange={(e) => go({ status: e.currentTarget.value })}>
-            <option value="">any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <StatusFilter value={status} onChange={(next) => go({ status: next })} />
         <label>
           <span>Code or name</span>
           <input
