@@ -77,7 +77,7 @@ export async function deleteInBatches(
 /** Every product the filter matches, 1,000 per request (the products screen's filters). */
 export async function allMatching(
   storeId: string,
-  filter: { status: string; reason: string; q: string },
+  filter: { status: string; reason: string; q: string; filters: string },
   onProgress: (read: number, total: number) => void,
 ): Promise<Product[]> {
   const products: Product[] = [];

@@ -524,6 +524,60 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     ]);
   });
 
+  it('filters by attribute values counted over the other filters, and acts in bulk on exactly that set', async () => {
+    await page.goto(console(`#/s/${store.store_uuid}/products`));
+    const facets = page.getByTestId('facet-filters');
+    const category = facets.getByLabel('Category');
+    await category.locator('option', { hasText: 'Dresses (3)' }).waitFor({ state: 'attached' });
+    await category.selectOption('Dresses');
+    const table = page.locator('[data-testid="products"][aria-busy="false"]');
+    await page.waitForFunction(() => location.hash.includes('filters='));
+    await table.locator('tbody tr[data-code="DRESS-3"]').waitFor();
+    const listed = () =>
+      table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.code));
+    assert.deepEqual(await listed(), ['DRESS-1', 'DRESS-2', 'DRESS-3']);
+    // Disjunctive: the other categories still offered with their counts; a status narrows the counts.
+    assert.ok((await category.locator('option').allInnerTexts()).includes('Shirts (3)'));
+    await page.getByRole('link', { name: 'Edit these products in bulk' }).click();
+    const grid = page.getByTestId('bulk-grid');
+    await grid.locator('tbody tr[data-code="DRESS-3"]').waitFor();
+    assert.equal(await page.getByTestId('facet-filters').getByLabel('Category').inputValue(), 'Dresses');
+    const actions = page.getByRole('form', { name: 'Bulk action' });
+    await actions.getByLabel('Products').selectOption('all');
+    await actions.getByLabel('Action').selectOption('field');
+    await actions.getByLabel('Field', { exact: true }).fill('Season');
+    await actions.getByLabel(/^Value/).fill('Winter');
+    await actions.getByRole('button', { name: 'Preview' }).click();
+    assert.match(
+      await page.getByTestId('bulk-preview').innerText(),
+      /Set Season to “Winter” on 3 product\(s\): DRESS-1, DRESS-2, DRESS-3/,
+    );
+    await page.getByTestId('bulk-preview').getByRole('button', { name: 'Apply' }).click();
+    await page
+      .getByTestId('bulk-status')
+      .getByText(/done — 3 changed/)
+      .waitFor();
+    const seasons = async () =>
+      (
+        (await api('GET', `/v1/products?store_uuid=${store.store_uuid}&facets=Season`, store.api_token)).facets as {
+          Season: unknown;
+        }
+      ).Season;
+    assert.deepEqual(await seasons(), [{ value: 'Winter', count: 3 }]);
+    // The new value is a facet too, at once.
+    await page
+      .getByTestId('facet-filters')
+      .getByLabel('Season')
+      .locator('option', { hasText: 'Winter (3)' })
+      .waitFor({ state: 'attached' });
+    await page.getByRole('button', { name: /^Undo set season/ }).click();
+    await page
+      .getByTestId('bulk-status')
+      .getByText(/^Undoing .*done — 3 changed/)
+      .waitFor();
+    assert.deepEqual(await seasons(), []);
+  });
+
   it('merchandises a query: pins by dragging in the live preview and by keyboard, hides, saves, and shoppers get it', async () => {
     await page.goto(console(`#/s/${store.store_uuid}/merchandising`));
     await page.getByRole('button', { name: 'New rule' }).click();
@@ -808,6 +862,16 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
 
   it('renders a page of 50 products of a 44k-product store in under 300 ms, whatever the page or filter', async () => {
     const timings: string[] = [];
+    // An attribute filter's first read after a write scans the store's products (BENCHMARKS.md ›
+    // Products listing: attribute filters): that read is given 1.5 s, its next pages 300 ms like the rest.
+    const ATTRIBUTES = encodeURIComponent('{"Category":"Jeans","Department":"Women"}');
+    await page.goto(console(`#/s/${big.store_uuid}/products?filters=${ATTRIBUTES}`));
+    const scanned = page.locator('[data-testid="products"][aria-busy="false"][data-render-ms]');
+    await scanned.waitFor();
+    const firstMs = Number(await scanned.getAttribute('data-render-ms'));
+    timings.push(`attributes, first read ${firstMs.toFixed(0)} ms`);
+    assert.ok(firstMs < 1500, `attributes, first read: ${firstMs} ms`);
+    assert.equal(await scanned.locator('tbody tr').count(), 50);
     for (const [label, query] of [
       ['first page', ''],
       ['page 500', '?offset=24950'],
@@ -815,6 +879,7 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
       ['status problem', '?status=problem'],
       ['reason Missing price', '?reason=Missing%20price'],
       ['code or name "navy jeans"', '?q=navy%20jeans'],
+      ['attributes, page 2', `?filters=${ATTRIBUTES}&offset=50`],
     ]) {
       // A hash change keeps the previous page's table until the new page starts loading: without its
       // render mark, the wait below cannot take that table for this page's (CI once counted its rows
@@ -1051,6 +1116,11 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await page.getByLabel(/Operator token/).fill(ADMIN);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByTestId('status-counts').waitFor();
+    const colourNow = async () =>
+      (await api('GET', `/v1/products?store_uuid=${store.store_uuid}&product_code=SHIRT-1`, store.api_token))
+        .products[0].Colour;
+    // Whatever an earlier test left (tag review may have given it one), the revoked write must not land.
+    const before = await colourNow();
     await page.goto(console(`#/s/${store.store_uuid}/bulk?q=shirt`));
     await page.getByLabel('Colour of SHIRT-1').fill('Teal');
     await api('DELETE', `/admin/v1/tokens/${spare.token_id}`, ADMIN);
@@ -1059,10 +1129,7 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
       .getByRole('alert')
       .filter({ hasText: /token was not accepted/ })
       .waitFor();
-    const stored = (
-      await api('GET', `/v1/products?store_uuid=${store.store_uuid}&product_code=SHIRT-1`, store.api_token)
-    ).products[0];
-    assert.equal(stored.Colour, undefined);
+    assert.equal(await colourNow(), before);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API token').fill(store.api_token);
     await page.getByLabel(/Operator token/).fill(ADMIN);

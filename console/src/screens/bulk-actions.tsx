@@ -72,7 +72,7 @@ export function BulkActions({
   perform,
 }: {
   storeId: string;
-  filter: { status: string; reason: string; q: string };
+  filter: { status: string; reason: string; q: string; filters: string };
   selected: string[];
   total: number;
   busy: boolean;

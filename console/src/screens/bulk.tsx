@@ -9,6 +9,7 @@ import { pastedCells, restoreBody, writeInBatches, type BulkOutcome } from '../b
 import { BulkActions, RunReport, type Run, type Undo } from './bulk-actions';
 import { navigate, useRoute } from '../router';
 import { ErrorNotice, Pager, StatusFilter, useLoad } from '../ui';
+import { FacetFilters } from '../facet-filters';
 
 const PAGE = 50;
 const COLUMNS = ['Product Name', 'Category', 'Department', 'Colour', 'Selling Price', 'Stock'];
@@ -23,7 +24,12 @@ const cellValue = (product: Product, field: string) => {
 export function BulkScreen({ ctx }: { ctx: StoreContext }) {
   const storeId = ctx.store.store_uuid;
   const { params } = useRoute();
-  const filter = { status: params.get('status') ?? '', reason: params.get('reason') ?? '', q: params.get('q') ?? '' };
+  const filter = {
+    status: params.get('status') ?? '',
+    reason: params.get('reason') ?? '',
+    q: params.get('q') ?? '',
+    filters: params.get('filters') ?? '',
+  };
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const [typed, setTyped] = useState(filter.q);
   const [edits, setEdits] = useState<Edits>(new Map());
@@ -38,7 +44,7 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
   const page = useLoad(
     (signal) =>
       call<ProductPage>('/v1/products', { query: { store_uuid: storeId, ...filter, offset, limit: PAGE }, signal }),
-    `${storeId}|${filter.status}|${filter.reason}|${filter.q}|${offset}`,
+    `${storeId}|${filter.status}|${filter.reason}|${filter.q}|${filter.filters}|${offset}`,
   );
   const products = page.data?.products ?? [];
   // Saved edits are dropped once the page shows what was stored (not before: the cells would flash the old values).
@@ -155,7 +161,27 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
           <input type="search" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
         </label>
         <button type="submit">Filter</button>
+        {filter.reason ? (
+          <span class="chip">
+            failing: {filter.reason}{' '}
+            <button
+              type="button"
+              aria-label={`Stop filtering by ${filter.reason}`}
+              onClick={() => go({ reason: undefined })}
+            >
+              ×
+            </button>
+          </span>
+        ) : null}
       </form>
+      <FacetFilters
+        storeId={storeId}
+        base={filter}
+        filters={filter.filters}
+        onChange={(next) => go({ filters: next || undefined })}
+        paused={page.loading}
+        reloadKey={page.data}
+      />
       <ErrorNotice error={page.error} />
       <div class="editor-actions">
         <button type="button" disabled={edits.size === 0 || !!(run && !run.outcome && !run.error)} onClick={saveEdits}>

@@ -3,9 +3,27 @@ import type { SeqCache } from '../../storage/seq-cache.js';
 import type { Store } from '../stores/store.js';
 import { MISSING_SKU } from './quality-checks.js';
 import * as repo from './products.repository.js';
+import { vocabularyForStore } from '../../catalog/vocabulary/store-vocabulary.js';
+import { parseFiltersParam } from '../../catalog/filters.js';
+import { MAX_FACETS } from '../../catalog/limits.js';
+import { InvalidInputError } from '../../errors.js';
+import { AttributeScan, type AttributeMatch, type FacetValue } from './attribute-filter.js';
+
+/** Products one chunk of an attribute scan reads. */
+const SCAN_CHUNK = 1000;
 
 /** Missing-SKU rejections count toward failures for this long (CONTRACT §6). */
 const SKU_REJECTION_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+export interface ProductPage extends StatusPage {
+  codes?: string[];
+  reason?: string;
+  text?: string;
+  /** The catalog filter language as JSON text (the `filters` parameter). */
+  filters?: string;
+  facets?: string[];
+  facetLimit?: number;
+}
 
 export interface StatusPage {
   status?: string;
@@ -71,9 +89,14 @@ export class ProductQueries {
     return counts.sort((a, b) => b.count - a.count || a._id.localeCompare(b._id));
   }
 
-  /** Full products with every attribute, their status and quality problems. */
-  async listProducts(store: Store, page: StatusPage & { codes?: string[]; reason?: string; text?: string }) {
+  /**
+   * Full products with every attribute, their status and quality problems; with `filters` or `facets`
+   * the attribute conditions are evaluated over a scan of the selected products (cached until the
+   * catalog changes, so paging through a filter and acting on all of it scans once).
+   */
+  async listProducts(store: Store, page: ProductPage) {
     if (page.codes?.length === 0) return { store_uuid: store.id, total: 0, products: [] };
+    if (page.filters !== undefined || page.facets !== undefined) return this.#listByAttributes(store, page);
     const narrowed = page.reason !== undefined || page.text !== undefined;
     const [total, rows] = await Promise.all([
       page.codes
@@ -83,6 +106,49 @@ export class ProductQueries {
           : this.#total(store, page.status),
       repo.listProducts(this.storage.db, store.id, page),
     ]);
+    return this.#withProblems(store, rows, total ?? rows.length);
+  }
+
+  async #listByAttributes(store: Store, page: ProductPage) {
+    const resolver = vocabularyForStore(store);
+    const filters = parseFiltersParam(page.filters, resolver);
+    const facets = [...new Set(page.facets ?? [])];
+    if (facets.length > MAX_FACETS)
+      throw new InvalidInputError(`query parameter 'facets' names at most ${MAX_FACETS} attributes`, 'facets');
+    const limit = page.facetLimit ?? 50;
+    const { status, codes, reason, text } = page;
+    const sqlFilter = { status, codes, reason, text };
+    const key = `attributes:${JSON.stringify([sqlFilter, page.filters ?? '', facets, limit])}`;
+    const match = await this.counts.get(
+      store,
+      key,
+      async (): Promise<AttributeMatch> => {
+        const scan = new AttributeScan(filters, facets, resolver);
+        for (let after: string | undefined; ;) {
+          const rows = await repo.scanAttributes(this.storage.db, store.id, sqlFilter, after, SCAN_CHUNK);
+          for (const row of rows) scan.add(row.product_code, JSON.parse(row.attributes) as Record<string, unknown>);
+          if (rows.length < SCAN_CHUNK) break;
+          after = rows[rows.length - 1].product_code;
+          // SQLite reads resolve at once: without a turn of the event loop between chunks, requests
+          // arriving meanwhile would wait for the whole scan.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        return scan.result(limit);
+      },
+      (value) => value.codes.reduce((bytes, code) => bytes + 40 + code.length * 2, 200) + facetBytes(value.facets),
+    );
+    const pageCodes = match.codes.slice(page.offset, page.offset + page.limit);
+    const rows =
+      pageCodes.length === 0
+        ? []
+        : await repo.listProducts(this.storage.db, store.id, { codes: pageCodes, offset: 0, limit: pageCodes.length });
+    return {
+      ...(await this.#withProblems(store, rows, match.codes.length)),
+      ...(page.facets ? { facets: match.facets } : {}),
+    };
+  }
+
+  async #withProblems(store: Store, rows: Awaited<ReturnType<typeof repo.listProducts>>, total: number) {
     const problems = await repo.problemsFor(
       this.storage.db,
       store.id,
@@ -93,7 +159,7 @@ export class ProductQueries {
       reasons.set(product_code, [...(reasons.get(product_code) ?? []), reason]);
     return {
       store_uuid: store.id,
-      total: total ?? rows.length,
+      total,
       products: rows.map((row) => ({
         ...(JSON.parse(row.attributes) as Record<string, unknown>),
         product_code: row.product_code,
@@ -105,3 +171,6 @@ export class ProductQueries {
     };
   }
 }
+
+const facetBytes = (facets: Record<string, FacetValue[]>) =>
+  Object.values(facets).reduce((bytes, values) => bytes + values.reduce((b, v) => b + 60 + v.value.length * 2, 0), 0);

@@ -204,6 +204,22 @@ export function listProducts(db: Db, storeId: string, page: ProductFilter & { of
     .execute();
 }
 
+/**
+ * One chunk of the products a filter selects, code and attributes only, in product_code order after
+ * `after` (keyset paging: a scan of the whole catalog holds one chunk at a time).
+ */
+export function scanAttributes(
+  db: Db,
+  storeId: string,
+  filter: ProductFilter,
+  after: string | undefined,
+  limit: number,
+) {
+  let query = filteredProducts(db, storeId, filter).select(['product_code', 'attributes']);
+  if (after !== undefined) query = query.where('product_code', '>', after);
+  return query.orderBy('product_code').limit(limit).execute();
+}
+
 export function problemsFor(db: Db, storeId: string, codes: string[]) {
   if (codes.length === 0) return Promise.resolve([]);
   return db

@@ -120,9 +120,18 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const { product_code, q, ...page } = request.query;
+      const { product_code, q, facets, facet_limit, ...page } = request.query;
       const codes = product_code ? splitList(product_code) : undefined;
-      return ok(request, await queries.listProducts(request.store, { ...page, codes, text: q?.trim() || undefined }));
+      return ok(
+        request,
+        await queries.listProducts(request.store, {
+          ...page,
+          codes,
+          text: q?.trim() || undefined,
+          facets: facets ? splitList(facets) : undefined,
+          facetLimit: facet_limit,
+        }),
+      );
     },
   );
 

@@ -1,4 +1,11 @@
-import { MAX_PRODUCT_CODE_LENGTH } from '../../catalog/limits.js';
+import {
+  DEFAULT_FACET_LIMIT,
+  MAX_FACET_LIMIT,
+  MAX_FACETS,
+  MAX_FILTERS_LENGTH,
+  MAX_PRODUCT_CODE_LENGTH,
+} from '../../catalog/limits.js';
+import { FILTERS_PARAM_DESCRIPTION } from '../../catalog/filters.js';
 import { Type } from '@sinclair/typebox';
 import { component } from '../../http/components.js';
 import { QUALITY_REASONS } from './quality-checks.js';
@@ -177,6 +184,25 @@ export const ListProductsQuery = Type.Object({
       description: 'only products whose product_code starts with, or whose Product Name contains, this text (any case)',
     }),
   ),
+  filters: Type.Optional(
+    Type.String({
+      maxLength: MAX_FILTERS_LENGTH,
+      description: `only products whose attributes pass these conditions, any status. ${FILTERS_PARAM_DESCRIPTION}`,
+    }),
+  ),
+  facets: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+      description: `attribute names (comma-separated or repeated, at most ${MAX_FACETS}) to count values of over every product the other parameters select; disjunctive: a facet ignores its own filter; the answer then holds \`facets\``,
+    }),
+  ),
+  facet_limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_FACET_LIMIT,
+      default: DEFAULT_FACET_LIMIT,
+      description: 'values per facet',
+    }),
+  ),
   ...Paging(LISTING_PAGING),
 });
 
@@ -197,6 +223,12 @@ export const ProductListSchema = Type.Object({
         { additionalProperties: true, description: 'a stored product: every attribute, with its field name as given' },
       ),
     ),
+  ),
+  facets: Type.Optional(
+    Type.Record(Type.String(), Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() })), {
+      description:
+        'when `facets` was asked: per attribute, [{value, count}] most frequent first (ties by value), at most facet_limit; values grouped case-insensitively, counted once per product',
+    }),
   ),
 });
 

@@ -4910,6 +4910,12 @@ export interface operations {
     listProducts: {
         parameters: {
             query: {
+                /** @description values per facet */
+                facet_limit?: number;
+                /** @description attribute names (comma-separated or repeated, at most 20) to count values of over every product the other parameters select; disjunctive: a facet ignores its own filter; the answer then holds `facets` */
+                facets?: string[];
+                /** @description only products whose attributes pass these conditions, any status. JSON object in the catalog's filter language (the collections grammar): attribute → value, array of values, or numeric range {"gte","gt","lte","lt"}, e.g. {"Category":"Dresses","Department":["Women","Girls"],"Selling Price":{"lte":50}}; every condition must hold. Names and values compare case-insensitively; Category and Colour match the same label however written, Department the labels of the same audience (with the store's vocabulary overrides). Not JSON: 400; JSON of the wrong shape: 422 naming the path; an attribute no product has matches nothing. */
+                filters?: string;
                 limit?: number;
                 offset?: number;
                 /** @description only these codes (comma-separated or repeated) */
@@ -4942,6 +4948,13 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description when `facets` was asked: per attribute, [{value, count}] most frequent first (ties by value), at most facet_limit; values grouped case-insensitively, counted once per product */
+                            facets?: {
+                                [key: string]: {
+                                    count: number;
+                                    value: string;
+                                }[];
+                            };
                             products: components["schemas"]["Product"][];
                             store_uuid: string;
                             total: number;

@@ -1,0 +1,114 @@
+// Attribute filters for the product screens: one select per catalog facet, its values counted over the
+// products the other filters select (GET /v1/products `facets`, any status), disjunctive like a
+// storefront's facets. The choice travels in the URL as the API's `filters` JSON.
+import { useEffect, useRef } from 'preact/hooks';
+import { call } from './api';
+import { useLoad } from './ui';
+
+/** The well-known attributes a merchandiser filters by (the catalog's facets). */
+const FACETS = ['Category', 'Sub Category', 'Department', 'Colour', 'Brand', 'Season', 'Usage'];
+
+type FacetCounts = Record<string, Array<{ value: string; count: number }>>;
+
+/** The URL's `filters` parameter read back (attribute → value); anything else is ignored. */
+export function chosenFacets(raw: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+    return Object.fromEntries(
+      Object.entries(parsed as Record<string, unknown>).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
+      ),
+    );
+  } catch {
+    return {};
+  }
+}
+
+export const filtersParam = (chosen: Record<string, string>) =>
+  Object.keys(chosen).length === 0 ? '' : JSON.stringify(chosen);
+
+export function FacetFilters({
+  storeId,
+  base,
+  filters,
+  onChange,
+  reloadKey,
+  paused,
+}: {
+  storeId: string;
+  /** The other filters (status, reason, text): the facets count what they select. */
+  base: { status: string; reason: string; q: string };
+  /** The `filters` parameter as in the URL. */
+  filters: string;
+  onChange: (filters: string) => void;
+  /** Counted again when this changes (the bulk screen passes the page it shows: a bulk action changes values). */
+  reloadKey?: unknown;
+  /** While the page's rows load: no count starts. */
+  paused: boolean;
+}) {
+  const chosen = chosenFacets(filters);
+  // Counted once the page's own read is done: both scan the store's products the first time after a
+  // write, and the rows matter first.
+  const key = `${storeId}|${base.status}|${base.reason}|${base.q}|${filters}`;
+  const settledKey = useRef(paused ? '' : key);
+  if (!paused) settledKey.current = key;
+  const counts = useLoad(
+    (signal) =>
+      settledKey.current === ''
+        ? Promise.resolve<{ facets?: FacetCounts }>({})
+        : call<{ facets?: FacetCounts }>('/v1/products', {
+            query: {
+              store_uuid: storeId,
+              ...base,
+              filters,
+              facets: FACETS.join(','),
+              facet_limit: 200,
+              limit: 1,
+            },
+            signal,
+          }),
+    settledKey.current,
+  );
+  const firstKey = useRef(reloadKey);
+  useEffect(() => {
+    if (reloadKey !== firstKey.current) counts.reload();
+  }, [reloadKey]);
+  const facets = counts.data?.facets ?? {};
+  const choose = (facet: string, value: string) => {
+    const next = { ...chosen };
+    if (value === '') delete next[facet];
+    else next[facet] = value;
+    onChange(filtersParam(next));
+  };
+  return (
+    <fieldset class="facets" data-testid="facet-filters" aria-busy={counts.loading}>
+      <legend>Attributes</legend>
+      {FACETS.filter((facet) => (facets[facet]?.length ?? 0) > 0 || chosen[facet] !== undefined).map((facet) => {
+        const values = facets[facet] ?? [];
+        const current = chosen[facet] ?? '';
+        // The value as the catalog spells it most (a URL may hold another case).
+        const listed = values.find((v) => v.value.toLowerCase() === current.toLowerCase())?.value;
+        return (
+          <label key={facet}>
+            <span>{facet}</span>
+            <select value={listed ?? current} onChange={(e) => choose(facet, e.currentTarget.value)}>
+              <option value="">any {facet.toLowerCase()}</option>
+              {current !== '' && listed === undefined ? <option value={current}>{current}</option> : null}
+              {values.map((v) => (
+                <option key={v.value} value={v.value}>
+                  {v.value} ({v.count.toLocaleString()})
+                </option>
+              ))}
+            </select>
+          </label>
+        );
+      })}
+      {Object.keys(chosen).length > 0 ? (
+        <button type="button" class="link" onClick={() => onChange('')}>
+          Clear attributes
+        </button>
+      ) : null}
+    </fieldset>
+  );
+}
