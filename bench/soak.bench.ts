@@ -193,9 +193,11 @@ async function heapAndIndexes(): Promise<Record<string, number>> {
   const mb = (value: string) => Math.round(Number(value) / 1024 / 1024);
   const figures: Record<string, number> = {};
   for (const [, name, value] of metrics.matchAll(
-    /^vitrine_nodejs_(heap_size_used_bytes|external_memory_bytes) (\S+)/gm,
+    /^vitrine_nodejs_(heap_size_used_bytes|heap_size_total_bytes|external_memory_bytes) (\S+)/gm,
   ))
-    figures[name === 'heap_size_used_bytes' ? 'heap used' : 'external'] = mb(value);
+    figures[
+      name === 'heap_size_used_bytes' ? 'heap used' : name === 'heap_size_total_bytes' ? 'heap total' : 'external'
+    ] = mb(value);
   for (const [, index, value] of metrics.matchAll(
     /^vitrine_index_memory_bytes\{index="([^"]+)",measure="bytes"\} (\S+)/gm,
   ))
