@@ -1,6 +1,7 @@
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { READ_YOUR_WRITES_LIMIT } from '../../jobs/change-follower.js';
 import type { SeqCache } from '../../storage/seq-cache.js';
+import type { SignalReader } from '../../catalog/signal-reader.js';
 import { InvalidInputError, NotFoundError } from '../../errors.js';
 import { isVisibleStatus } from '../../catalog/statuses.js';
 import { effectiveCollectionStatus } from '../../catalog/collection-visibility.js';
@@ -314,11 +315,13 @@ function orderBySignals(
   codes: string[],
   heroes: Set<string>,
   quality: ((code: string) => number) | undefined,
-  trend: ReadonlyMap<string, { trend: number }> | undefined,
+  trend: SignalReader<{ trend: number }> | undefined,
   personal: ((code: string) => number) | undefined,
 ): string[] {
   let highest = 0;
-  for (const signal of trend?.values() ?? []) if (signal.trend > highest) highest = signal.trend;
+  trend?.forEach((signal) => {
+    if (signal.trend > highest) highest = signal.trend;
+  });
   const score = (code: string) =>
     (quality ? quality(code) : 0) +
     (trend && highest > 0 ? (trend.get(code)?.trend ?? 0) / highest : 0) +
@@ -335,7 +338,7 @@ function orderBySignals(
 export interface StaticSignals {
   quality(store: Store): Promise<(code: string) => number>;
   /** Per product code its signals (the same map object while they stand: orders are kept per map). */
-  trend(storeId: string): Promise<ReadonlyMap<string, { trend: number }>>;
+  trend(storeId: string): Promise<SignalReader<{ trend: number }>>;
   /**
    * A shopper's affinity per product code, 0..1 (the same object while their taste stands); undefined
    * for a shopper without events.

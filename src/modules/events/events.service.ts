@@ -199,11 +199,11 @@ export class EventsService {
       this.signals.of(store.id),
       viewedNotBought(this.deps.storage.db, store.id, period),
     ]);
-    const trending = [...signals]
-      .filter(([, s]) => s.trend > 0)
-      .map(([product_code, s]) => ({ product_code, trend: Math.round(s.trend * 1000) / 1000 }))
-      .sort((a, b) => b.trend - a.trend || (a.product_code < b.product_code ? -1 : 1))
-      .slice(0, 50);
+    const trending: Array<{ product_code: string; trend: number }> = [];
+    signals.forEach((s, product_code) => {
+      if (s.trend > 0) trending.push({ product_code, trend: Math.round(s.trend * 1000) / 1000 });
+    });
+    trending.sort((a, b) => b.trend - a.trend || (a.product_code < b.product_code ? -1 : 1)).splice(50);
     return { ...period, trending, viewed_not_bought: viewed };
   }
 

@@ -30,7 +30,10 @@ interface StoreCounters {
   since: string;
   /** Per product, its counter rows by day. */
   byProduct: Map<string, Map<string, CounterRow>>;
+  /** Per product, its signals: updated in place by reads that find a few products changed. */
   signals: Map<string, ProductSignals>;
+  /** What the last read that changed something answered. */
+  table: SignalTable;
   /** When every product's signals were last computed (their decay): those of products since changed are newer. */
   at: number;
 }
@@ -50,13 +53,35 @@ export interface ProductSignals {
 }
 
 /**
+ * One read of a store's signals. Each read that finds something changed answers a new table (orders
+ * and pages derived from signals are kept per table) over the one map the process keeps per store,
+ * updated in place: a read copied to a new map 44k products' entries every second, the largest source
+ * of memory the collector had to promote and sweep under a day of load (issue 45's soak, allocation
+ * profile). A table of an earlier read may so show a later value: it is never older than its read.
+ */
+export class SignalTable {
+  constructor(readonly values: ReadonlyMap<string, ProductSignals>) {}
+
+  get(code: string): ProductSignals | undefined {
+    return this.values.get(code);
+  }
+
+  /** Every product with signals (forEach: no entry array per product). */
+  forEach(visit: (signals: ProductSignals, code: string) => void) {
+    this.values.forEach(visit);
+  }
+}
+
+const EMPTY = new SignalTable(new Map());
+
+/**
  * Per-product signals read from the daily counters (never from raw events): the trend score and
  * purchases in 30 days. Kept per store for `refreshMs`; concurrent readers share one read, and a
  * re-read reads only the counters written since the last (issue 45: re-reading all of them each
  * second made every API process slower as the day's events grew).
  */
 export class Signals {
-  readonly #cache = new Map<string, { at: number; value: Promise<Map<string, ProductSignals>> }>();
+  readonly #cache = new Map<string, { at: number; value: Promise<SignalTable> }>();
   readonly #counters = new Map<string, StoreCounters>();
   /** Per store, the read in progress: reads of one store run one after another. */
   readonly #reading = new Map<string, Promise<unknown>>();
@@ -70,7 +95,7 @@ export class Signals {
     },
   ) {}
 
-  of(storeId: string, now = Date.now()): Promise<Map<string, ProductSignals>> {
+  of(storeId: string, now = Date.now()): Promise<SignalTable> {
     const cached = this.#cache.get(storeId);
     if (cached && now - cached.at < this.deps.refreshMs) return cached.value;
     const previous = this.#reading.get(storeId) ?? Promise.resolve();
@@ -90,7 +115,7 @@ export class Signals {
     this.#counters.delete(storeId);
   }
 
-  async #read(storeId: string, now: number): Promise<Map<string, ProductSignals>> {
+  async #read(storeId: string, now: number): Promise<SignalTable> {
     // Older days weigh less than 1/1000 of today after 10 half-lives: not worth reading.
     const horizonDays = Math.max(POPULAR_DAYS, Math.ceil((10 * this.deps.halfLifeHours) / 24));
     const since = new Date(now - horizonDays * 86_400_000).toISOString().slice(0, 10);
@@ -102,10 +127,10 @@ export class Signals {
     const fresh = !full && held.since === since && now - held.at < UNCHANGED_KEEP_MS;
     if (fresh && rows.length === 0) {
       held.cursor = cursor;
-      return held.signals;
+      return held.table;
     }
     const counters: StoreCounters = full
-      ? { cursor, fullAt: now, since, byProduct: new Map(), signals: new Map(), at: now }
+      ? { cursor, fullAt: now, since, byProduct: new Map(), signals: new Map(), table: EMPTY, at: now }
       : Object.assign(held, { cursor, since });
     const changed = new Set<string>();
     for (const row of rows) {
@@ -116,9 +141,7 @@ export class Signals {
     }
     const weights = this.#daysAt(now);
     if (fresh) {
-      // Only the products with new counts are computed again; the rest keep theirs (a new map, so
-      // that orders kept per signals object are computed again).
-      counters.signals = new Map(counters.signals);
+      // Only the products with new counts are computed again; the rest keep theirs.
       for (const code of changed) counters.signals.set(code, this.#signalOf(counters.byProduct.get(code)!, weights));
     } else {
       if (!full)
@@ -130,9 +153,11 @@ export class Signals {
       for (const [code, days] of counters.byProduct) counters.signals.set(code, this.#signalOf(days, weights));
       counters.at = now;
     }
+    // A new table: orders kept per table are computed again.
+    counters.table = new SignalTable(counters.signals);
     // A forget() during the read wins: what it read may predate the erasure.
     if (this.#counters.get(storeId) === held) this.#counters.set(storeId, counters);
-    return counters.signals;
+    return counters.table;
   }
 
   /** How the days weigh at `now`: the decay of a day's counts (one date parse and power per day), and popular's first day. */

@@ -16,6 +16,7 @@ import {
   type AudienceResolver,
   type CompiledFilters,
 } from '../../catalog/filters.js';
+import type { SignalReader } from '../../catalog/signal-reader.js';
 import { vocabularyForStore } from '../../catalog/vocabulary/store-vocabulary.js';
 import { CANONICAL_FIELDS } from '../../catalog/product-fields.js';
 import type { GroupVariants } from '../../catalog/variants.js';
@@ -36,7 +37,7 @@ export type SearchHit = Omit<SearchResult, 'score'> & { title: string; score?: n
 export type SearchSort = 'relevance' | ListingSort | 'trending' | 'popular';
 
 /** A product's shopper signals (the events module), by product code. */
-export type SignalsOf = (storeId: string) => Promise<ReadonlyMap<string, { trend: number; popular: number }>>;
+export type SignalsOf = (storeId: string) => Promise<SignalReader<{ trend: number; popular: number }>>;
 
 /** A listing request: words or none (browse), the one filter language, facets, order, grouping, page. */
 export interface ListingRequest {
@@ -343,10 +344,10 @@ export class SearchService {
       if (!sorts) bySnapshot.set(listing.snapshot, (sorts = {}));
       if (!sorts[sort]) {
         const value = new Float64Array(listing.rows.rowCount);
-        for (const [code, signal] of signals) {
+        signals.forEach((signal, code) => {
           const row = listing.rowOf.get(code);
           if (row !== undefined) value[row] = sort === 'trending' ? signal.trend : signal.popular;
-        }
+        });
         sorts[sort] = { name: sort, signal: (row) => value[row] };
       }
       return sorts[sort];
