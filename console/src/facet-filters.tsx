@@ -1,7 +1,7 @@
 // Attribute filters for the product screens: one select per catalog facet, its values counted over the
 // products the other filters select (GET /v1/products `facets`, any status), disjunctive like a
 // storefront's facets. The choice travels in the URL as the API's `filters` JSON.
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from './api';
 import { useLoad } from './ui';
 
@@ -33,8 +33,8 @@ export function FacetFilters({
   base,
   filters,
   onChange,
-  reloadKey,
-  paused,
+  recount = false,
+  rows,
 }: {
   storeId: string;
   /** The other filters (status, reason, text): the facets count what they select. */
@@ -42,20 +42,23 @@ export function FacetFilters({
   /** The `filters` parameter as in the URL. */
   filters: string;
   onChange: (filters: string) => void;
-  /** Counted again when this changes (the bulk screen passes the page it shows: a bulk action changes values). */
-  reloadKey?: unknown;
-  /** While the page's rows load: no count starts. */
-  paused: boolean;
+  /** Counted again each time a page arrives (the bulk screen: a bulk action changes values). */
+  recount?: boolean;
+  /** The page of products the screen shows (its data): counts start once the page of the current filter has arrived. */
+  rows: unknown;
 }) {
   const chosen = chosenFacets(filters);
-  // Counted once the page's own read is done: both scan the store's products the first time after a
-  // write, and the rows matter first.
+  const chosenCount = Object.keys(chosen).length;
+  // Counted only while open (it is when a value is chosen), and once the page's own read is done:
+  // the first count after a catalog write scans the store's products, and the rows matter first.
+  const [opened, setOpened] = useState(false);
+  const open = opened || chosenCount > 0;
   const key = `${storeId}|${base.status}|${base.reason}|${base.q}|${filters}`;
-  const settledKey = useRef(paused ? '' : key);
-  if (!paused) settledKey.current = key;
+  const [settled, setSettled] = useState('');
+
   const counts = useLoad(
     (signal) =>
-      settledKey.current === ''
+      settled === ''
         ? Promise.resolve<{ facets?: FacetCounts }>({})
         : call<{ facets?: FacetCounts }>('/v1/products', {
             query: {
@@ -68,12 +71,13 @@ export function FacetFilters({
             },
             signal,
           }),
-    settledKey.current,
+    settled,
   );
-  const firstKey = useRef(reloadKey);
   useEffect(() => {
-    if (reloadKey !== firstKey.current) counts.reload();
-  }, [reloadKey]);
+    if (!open || rows === undefined) return;
+    if (settled !== key) setSettled(key);
+    else if (recount) counts.reload();
+  }, [rows, open]);
   const facets = counts.data?.facets ?? {};
   const choose = (facet: string, value: string) => {
     const next = { ...chosen };
@@ -82,33 +86,36 @@ export function FacetFilters({
     onChange(filtersParam(next));
   };
   return (
-    <fieldset class="facets" data-testid="facet-filters" aria-busy={counts.loading}>
-      <legend>Attributes</legend>
-      {FACETS.filter((facet) => (facets[facet]?.length ?? 0) > 0 || chosen[facet] !== undefined).map((facet) => {
-        const values = facets[facet] ?? [];
-        const current = chosen[facet] ?? '';
-        // The value as the catalog spells it most (a URL may hold another case).
-        const listed = values.find((v) => v.value.toLowerCase() === current.toLowerCase())?.value;
-        return (
-          <label key={facet}>
-            <span>{facet}</span>
-            <select value={listed ?? current} onChange={(e) => choose(facet, e.currentTarget.value)}>
-              <option value="">any {facet.toLowerCase()}</option>
-              {current !== '' && listed === undefined ? <option value={current}>{current}</option> : null}
-              {values.map((v) => (
-                <option key={v.value} value={v.value}>
-                  {v.value} ({v.count.toLocaleString()})
-                </option>
-              ))}
-            </select>
-          </label>
-        );
-      })}
-      {Object.keys(chosen).length > 0 ? (
-        <button type="button" class="link" onClick={() => onChange('')}>
-          Clear attributes
-        </button>
-      ) : null}
-    </fieldset>
+    <details class="facet-filters" open={open} onToggle={(e) => setOpened(e.currentTarget.open)}>
+      <summary>Filter by attribute{chosenCount > 0 ? ` (${chosenCount} chosen)` : ''}</summary>
+      <fieldset class="facets" data-testid="facet-filters" aria-busy={counts.loading}>
+        <legend>Attributes</legend>
+        {FACETS.filter((facet) => (facets[facet]?.length ?? 0) > 0 || chosen[facet] !== undefined).map((facet) => {
+          const values = facets[facet] ?? [];
+          const current = chosen[facet] ?? '';
+          // The value as the catalog spells it most (a URL may hold another case).
+          const listed = values.find((v) => v.value.toLowerCase() === current.toLowerCase())?.value;
+          return (
+            <label key={facet}>
+              <span>{facet}</span>
+              <select value={listed ?? current} onChange={(e) => choose(facet, e.currentTarget.value)}>
+                <option value="">any {facet.toLowerCase()}</option>
+                {current !== '' && listed === undefined ? <option value={current}>{current}</option> : null}
+                {values.map((v) => (
+                  <option key={v.value} value={v.value}>
+                    {v.value} ({v.count.toLocaleString()})
+                  </option>
+                ))}
+              </select>
+            </label>
+          );
+        })}
+        {Object.keys(chosen).length > 0 ? (
+          <button type="button" class="link" onClick={() => onChange('')}>
+            Clear attributes
+          </button>
+        ) : null}
+      </fieldset>
+    </details>
   );
 }

@@ -526,6 +526,8 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
 
   it('filters by attribute values counted over the other filters, and acts in bulk on exactly that set', async () => {
     await page.goto(console(`#/s/${store.store_uuid}/products`));
+    // Closed until asked for: the counts scan the store's products.
+    await page.getByText('Filter by attribute').click();
     const facets = page.getByTestId('facet-filters');
     const category = facets.getByLabel('Category');
     await category.locator('option', { hasText: 'Dresses (3)' }).waitFor({ state: 'attached' });
@@ -862,16 +864,7 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
 
   it('renders a page of 50 products of a 44k-product store in under 300 ms, whatever the page or filter', async () => {
     const timings: string[] = [];
-    // An attribute filter's first read after a write scans the store's products (BENCHMARKS.md ›
-    // Products listing: attribute filters): that read is given 1.5 s, its next pages 300 ms like the rest.
     const ATTRIBUTES = encodeURIComponent('{"Category":"Jeans","Department":"Women"}');
-    await page.goto(console(`#/s/${big.store_uuid}/products?filters=${ATTRIBUTES}`));
-    const scanned = page.locator('[data-testid="products"][aria-busy="false"][data-render-ms]');
-    await scanned.waitFor();
-    const firstMs = Number(await scanned.getAttribute('data-render-ms'));
-    timings.push(`attributes, first read ${firstMs.toFixed(0)} ms`);
-    assert.ok(firstMs < 1500, `attributes, first read: ${firstMs} ms`);
-    assert.equal(await scanned.locator('tbody tr').count(), 50);
     for (const [label, query] of [
       ['first page', ''],
       ['page 500', '?offset=24950'],
@@ -879,7 +872,6 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
       ['status problem', '?status=problem'],
       ['reason Missing price', '?reason=Missing%20price'],
       ['code or name "navy jeans"', '?q=navy%20jeans'],
-      ['attributes, page 2', `?filters=${ATTRIBUTES}&offset=50`],
     ]) {
       // A hash change keeps the previous page's table until the new page starts loading: without its
       // render mark, the wait below cannot take that table for this page's (CI once counted its rows
@@ -893,6 +885,28 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
       assert.ok(ms > 0 && ms < 300, `${label}: ${ms} ms`);
       assert.ok((await table.locator('tbody tr').count()) > 0, label);
     }
+    // An attribute filter's first read after a write scans the store's products (BENCHMARKS.md ›
+    // Products listing: attribute filters): that read is given 1.5 s, its next page 300 ms like the rest. Last: its facet
+    // counts (the attribute filters open once a value is chosen) run after it.
+    await page.goto(console(`#/s/${big.store_uuid}/products?filters=${ATTRIBUTES}`));
+    const scanned = page.locator('[data-testid="products"][aria-busy="false"][data-render-ms]');
+    await scanned.waitFor();
+    const firstMs = Number(await scanned.getAttribute('data-render-ms'));
+    timings.push(`attributes, first read ${firstMs.toFixed(0)} ms`);
+    assert.ok(firstMs < 1500, `attributes, first read: ${firstMs} ms`);
+    assert.equal(await scanned.locator('tbody tr').count(), 50);
+    await page.evaluate(() => document.querySelector('[data-testid="products"]')?.removeAttribute('data-render-ms'));
+    await page.goto(console(`#/s/${big.store_uuid}/products?filters=${ATTRIBUTES}&offset=50`));
+    await scanned.waitFor();
+    const nextMs = Number(await scanned.getAttribute('data-render-ms'));
+    timings.push(`attributes, page 2 ${nextMs.toFixed(0)} ms`);
+    assert.ok(nextMs > 0 && nextMs < 300, `attributes, page 2: ${nextMs} ms`);
+    // The facet counts of the filter come after its rows (and are done before the next test measures frames).
+    await page
+      .getByTestId('facet-filters')
+      .getByLabel('Category')
+      .locator('option', { hasText: /^Jeans \(/ })
+      .waitFor({ state: 'attached' });
     process.stdout.write(`console products screen, ${BIG_PRODUCTS} products: ${timings.join(', ')}\n`);
   });
 

@@ -179,8 +179,8 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
         base={filter}
         filters={filter.filters}
         onChange={(next) => go({ filters: next || undefined })}
-        paused={page.loading}
-        reloadKey={page.data}
+        rows={page.data}
+        recount
       />
       <ErrorNotice error={page.error} />
       <div class="editor-actions">

@@ -101,7 +101,7 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
         base={{ status, reason, q }}
         filters={filters}
         onChange={(next) => go({ filters: next || undefined })}
-        paused={page.loading}
+        rows={page.data}
       />
       <p>
         <a href={href(['s', storeId, 'bulk'], { status, reason, q, filters })}>Edit these products in bulk</a>
