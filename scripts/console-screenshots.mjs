@@ -155,8 +155,15 @@ try {
   await page.getByRole('button', { name: 'Add field' }).click();
   await page.locator('section[aria-label="Attributes"]').screenshot({ path: path.join(out, 'product-edit.png') });
   console.log('docs/console/product-edit.png');
-  await page.goto(`${base}/console/#/s/${store}/bulk?q=dress`);
+  await page.goto(
+    `${base}/console/#/s/${store}/bulk?q=dress&filters=${encodeURIComponent(JSON.stringify({ Department: 'Women' }))}`,
+  );
   await page.getByTestId('bulk-grid').locator('tbody tr').nth(3).waitFor();
+  // The attribute filters, open since a value is chosen, with their counts.
+  await page
+    .getByTestId('facet-filters')
+    .locator('option', { hasText: /^Women \(/ })
+    .waitFor({ state: 'attached' });
   await page
     .getByLabel('Select DEMO-028')
     .check()
