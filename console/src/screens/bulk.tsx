@@ -8,7 +8,8 @@ import type { StoreContext } from '../app';
 import { pastedCells, restoreBody, writeInBatches, type BulkOutcome } from '../bulk-writes';
 import { BulkActions, RunReport, type Run, type Undo } from './bulk-actions';
 import { navigate, useRoute } from '../router';
-import { ErrorNotice, Pager, StatusFilter, useLoad } from '../ui';
+import { ErrorNotice, Pager, useLoad } from '../ui';
+import { ProductFilterForm } from '../product-filter-form';
 import { FacetFilters } from '../facet-filters';
 
 const PAGE = 50;
@@ -31,7 +32,6 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
     filters: params.get('filters') ?? '',
   };
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
-  const [typed, setTyped] = useState(filter.q);
   const [edits, setEdits] = useState<Edits>(new Map());
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [run, setRun] = useState<Run | null>(null);
@@ -146,34 +146,7 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
   return (
     <>
       <h1>Bulk editing</h1>
-      <form
-        class="filters"
-        role="search"
-        aria-label="Filter products"
-        onSubmit={(e) => {
-          e.preventDefault();
-          go({ q: typed.trim() });
-        }}
-      >
-        <StatusFilter value={filter.status} onChange={(next) => go({ status: next })} />
-        <label>
-          <span>Code or name</span>
-          <input type="search" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
-        </label>
-        <button type="submit">Filter</button>
-        {filter.reason ? (
-          <span class="chip">
-            failing: {filter.reason}{' '}
-            <button
-              type="button"
-              aria-label={`Stop filtering by ${filter.reason}`}
-              onClick={() => go({ reason: undefined })}
-            >
-              ×
-            </button>
-          </span>
-        ) : null}
-      </form>
+      <ProductFilterForm status={filter.status} reason={filter.reason} q={filter.q} go={go} />
       <FacetFilters
         storeId={storeId}
         base={filter}

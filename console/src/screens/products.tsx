@@ -1,11 +1,12 @@
 // The products grid: status, failure reason, text and attribute filters, 50 per page, fast on 100k products.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, download, firstImage, type ProductPage } from '../api';
 import type { StoreContext } from '../app';
 import { href, navigate, useRoute } from '../router';
 import { NewProductForm } from './product-editor';
 import { FacetFilters } from '../facet-filters';
-import { ErrorNotice, Pager, price, StatusBadge, StatusFilter, text, Thumb, useLoad } from '../ui';
+import { ProductFilterForm } from '../product-filter-form';
+import { ErrorNotice, Pager, price, StatusBadge, text, Thumb, useLoad } from '../ui';
 
 const PAGE = 50;
 
@@ -17,8 +18,6 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
   const q = params.get('q') ?? '';
   const filters = params.get('filters') ?? '';
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
-  const [typed, setTyped] = useState(q);
-  useEffect(() => setTyped(q), [q]);
   const [exportError, setExportError] = useState<unknown>(null);
   const [creating, setCreating] = useState(false);
   const started = useRef(0);
@@ -53,26 +52,7 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
       {creating ? (
         <NewProductForm storeId={storeId} onCreated={(code) => navigate(['s', storeId, 'products', code], {})} />
       ) : null}
-      <form
-        class="filters"
-        role="search"
-        aria-label="Filter products"
-        onSubmit={(e) => {
-          e.preventDefault();
-          go({ q: typed.trim() });
-        }}
-      >
-        <StatusFilter value={status} onChange={(next) => go({ status: next })} />
-        <label>
-          <span>Code or name</span>
-          <input
-            type="search"
-            value={typed}
-            onInput={(e) => setTyped(e.currentTarget.value)}
-            placeholder="e.g. 15970 or linen shirt"
-          />
-        </label>
-        <button type="submit">Filter</button>
+      <ProductFilterForm status={status} reason={reason} q={q} go={go}>
         <button
           type="button"
           class="link"
@@ -87,15 +67,7 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
         >
           Export {status ? `${status} products` : 'all products'} (CSV)
         </button>
-        {reason ? (
-          <span class="chip" data-testid="reason-filter">
-            failing: {reason}{' '}
-            <button type="button" aria-label={`Stop filtering by ${reason}`} onClick={() => go({ reason: undefined })}>
-              ×
-            </button>
-          </span>
-        ) : null}
-      </form>
+      </ProductFilterForm>
       <FacetFilters
         storeId={storeId}
         base={{ status, reason, q }}
