@@ -2,6 +2,7 @@
 // spreadsheet, fill down with Ctrl+D, arrows and Enter to move), and actions on the selected rows or on
 // every product the filter matches, each previewed, run in batches with progress, its failures listed
 // and undoable. Everything goes through the public product and collection endpoints.
+import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Product, type ProductPage } from '../api';
 import type { StoreContext } from '../app';
@@ -22,6 +23,73 @@ const cellValue = (product: Product, field: string) => {
   return value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 };
 
+interface RowActions {
+  toggle: (code: string, on: boolean) => void;
+  input: (product: Product, field: string, value: string) => void;
+  paste: (row: number, column: number, text: string) => void;
+  fillDown: (row: number, column: number) => void;
+  focusCell: (row: number, column: number) => void;
+}
+
+/** One product's row of the grid; re-rendered only when its product, edits or selection change. */
+const GridRow = memo(function GridRow({
+  product,
+  row,
+  edit,
+  checked,
+  act,
+}: {
+  product: Product;
+  row: number;
+  edit: Record<string, string> | undefined;
+  checked: boolean;
+  act: RowActions;
+}) {
+  return (
+    <tr data-code={product.product_code}>
+      <td>
+        <input
+          type="checkbox"
+          aria-label={`Select ${product.product_code}`}
+          checked={checked}
+          onChange={(e) => act.toggle(product.product_code, e.currentTarget.checked)}
+        />
+      </td>
+      <td>{product.product_code}</td>
+      {COLUMNS.map((field, column) => (
+        <td key={field} class={edit?.[field] !== undefined ? 'changed' : ''}>
+          <input
+            aria-label={`${field} of ${product.product_code}`}
+            data-row={row}
+            data-column={column}
+            value={edit?.[field] ?? cellValue(product, field)}
+            onInput={(e) => act.input(product, field, e.currentTarget.value)}
+            onPaste={(e) => {
+              const text = e.clipboardData?.getData('text/plain') ?? '';
+              if (!/[\t\n]/.test(text.trimEnd())) return;
+              e.preventDefault();
+              act.paste(row, column, text);
+            }}
+            onKeyDown={(e) => {
+              if (e.key === 'ArrowDown' || e.key === 'Enter') {
+                e.preventDefault();
+                act.focusCell(row + 1, column);
+              } else if (e.key === 'ArrowUp') {
+                e.preventDefault();
+                act.focusCell(row - 1, column);
+              } else if (e.key === 'd' && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                act.fillDown(row, column);
+              }
+            }}
+          />
+        </td>
+      ))}
+      <td>{product.status}</td>
+    </tr>
+  );
+});
+
 export function BulkScreen({ ctx }: { ctx: StoreContext }) {
   const storeId = ctx.store.store_uuid;
   const { params } = useRoute();
@@ -36,7 +104,14 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [run, setRun] = useState<Run | null>(null);
   const [undo, setUndo] = useState<Undo | null>(null);
-  const focused = useRef<{ row: number; column: number } | null>(null);
+  const latest = useRef<RowActions>(null as unknown as RowActions);
+  const act = useRef<RowActions>({
+    toggle: (code, on) => latest.current.toggle(code, on),
+    input: (product, field, value) => latest.current.input(product, field, value),
+    paste: (row, column, text) => latest.current.paste(row, column, text),
+    fillDown: (row, column) => latest.current.fillDown(row, column),
+    focusCell: (row, column) => latest.current.focusCell(row, column),
+  }).current;
   const grid = useRef<HTMLTableElement>(null);
   const go = (next: Record<string, string | number | undefined>) =>
     navigate(['s', storeId, 'bulk'], { ...filter, offset: undefined, ...next });
@@ -92,6 +167,24 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
     const next = new Map(edits);
     for (const product of products.slice(row + 1)) setCell(product, field, value, next);
     setEdits(next);
+  };
+
+  // The rows get one object whose methods read this render's state: a keystroke re-renders its own row only.
+  latest.current = {
+    toggle: (code, on) => {
+      const next = new Set(selected);
+      if (on) next.add(code);
+      else next.delete(code);
+      setSelected(next);
+    },
+    input: (product, field, value) => {
+      const next = new Map(edits);
+      setCell(product, field, value, next);
+      setEdits(next);
+    },
+    paste,
+    fillDown,
+    focusCell,
   };
 
   const track = (label: string) => (done: number, total: number) =>
@@ -192,57 +285,15 @@ export function BulkScreen({ ctx }: { ctx: StoreContext }) {
         </thead>
         <tbody>
           {products.map((product, row) => (
-            <tr key={product.product_code} data-code={product.product_code}>
-              <td>
-                <input
-                  type="checkbox"
-                  aria-label={`Select ${product.product_code}`}
-                  checked={selected.has(product.product_code)}
-                  onChange={(e) => {
-                    const next = new Set(selected);
-                    if (e.currentTarget.checked) next.add(product.product_code);
-                    else next.delete(product.product_code);
-                    setSelected(next);
-                  }}
-                />
-              </td>
-              <td>{product.product_code}</td>
-              {COLUMNS.map((field, column) => (
-                <td key={field} class={edits.get(product.product_code)?.fields[field] !== undefined ? 'changed' : ''}>
-                  <input
-                    aria-label={`${field} of ${product.product_code}`}
-                    data-row={row}
-                    data-column={column}
-                    value={shown(product, field)}
-                    onFocus={() => (focused.current = { row, column })}
-                    onInput={(e) => {
-                      const next = new Map(edits);
-                      setCell(product, field, e.currentTarget.value, next);
-                      setEdits(next);
-                    }}
-                    onPaste={(e) => {
-                      const text = e.clipboardData?.getData('text/plain') ?? '';
-                      if (!/[\t\n]/.test(text.trimEnd())) return;
-                      e.preventDefault();
-                      paste(row, column, text);
-                    }}
-                    onKeyDown={(e) => {
-                      if (e.key === 'ArrowDown' || e.key === 'Enter') {
-                        e.preventDefault();
-                        focusCell(row + 1, column);
-                      } else if (e.key === 'ArrowUp') {
-                        e.preventDefault();
-                        focusCell(row - 1, column);
-                      } else if (e.key === 'd' && (e.ctrlKey || e.metaKey)) {
-                        e.preventDefault();
-                        fillDown(row, column);
-                      }
-                    }}
-                  />
-                </td>
-              ))}
-              <td>{product.status}</td>
-            </tr>
+            // Keyed by position: the next page reuses the row's cells instead of building 350 inputs again.
+            <GridRow
+              key={row}
+              product={product}
+              row={row}
+              edit={edits.get(product.product_code)?.fields}
+              checked={selected.has(product.product_code)}
+              act={act}
+            />
           ))}
         </tbody>
       </table>
