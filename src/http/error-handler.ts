@@ -165,9 +165,13 @@ export function errorBody(shape: ErrorShape, requestId: string, { status, messag
 const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
 const DISCARD_MAX_MS = 10_000;
 
+const bodyDone = (raw: IncomingMessage) => raw.complete || raw.readableEnded || raw.destroyed;
+
 /** Reads and drops what is left of a request body, until its end, the byte bound or the time bound. */
 function discardRest(raw: IncomingMessage): Promise<void> {
-  if (raw.complete || raw.destroyed) return Promise.resolve();
+  // readableEnded: a body already read to its end (by the multipart parser, or an injected request,
+  // which never sets `complete`) has no 'end' left to wait for.
+  if (bodyDone(raw)) return Promise.resolve();
   return new Promise((resolve) => {
     let read = 0;
     const done = () => {
@@ -210,7 +214,7 @@ export function registerErrorHandling(
     if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
     // A body refused for its size is read to its end (up to a bound) before the answer, so a client
     // still sending it reads the 413 instead of a reset; then the connection closes.
-    if (classified.status === 413 && !request.raw.complete) {
+    if (classified.status === 413 && !bodyDone(request.raw)) {
       reply.header('connection', 'close');
       await discardRest(request.raw);
     }
