@@ -42,7 +42,7 @@ const only = process.argv.slice(2);
 const files = walk('build/test')
   .filter((file) => only.length === 0 || only.some((o) => file.includes(o)))
   .sort();
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=3', ...files], { stdio: 'inherit' });
 if (!pg && dialects.includes('postgres')) console.log('NOTE: PostgreSQL tests were SKIPPED (not reachable).');
 if (!haveChromium) console.log(`NOTE: the console's browser tests were SKIPPED (no Chromium at ${chromium}).`);
 process.exit(result.status ?? 1);
