@@ -11,7 +11,7 @@ export interface CacheStats {
 /**
  * A per-store in-memory index cache bounded by estimated memory (least recently used first out):
  * a process that serves many stores keeps the busiest ones and rebuilds the others on demand.
- * Sizes are estimates the owner gives (`sizeOf`), re-read each time an entry is set again.
+ * Sizes are estimates the owner gives (`sizeOf`, with the entry's key), re-read each time an entry is set again.
  */
 /** Every open cache of this process, for /metrics (a closed one leaves). */
 const open = new Set<BoundedCache<unknown>>();
@@ -41,14 +41,15 @@ export class BoundedCache<V> {
   constructor(
     readonly name: string,
     readonly maxBytes: number,
-    sizeOf: (value: V) => number,
+    sizeOf: (value: V, key: string) => number,
     onEvict: (key: string, value: V) => void = () => {},
   ) {
     this.#cache = new LRUCache<string, { value: V }>({
       maxSize: Math.max(1, maxBytes),
       // An entry larger than the whole budget counts as the whole budget: it is kept alone (the store
       // being served needs it) instead of being refused and rebuilt on every request.
-      sizeCalculation: (entry) => Math.min(Math.max(1, maxBytes), Math.max(1, Math.round(sizeOf(entry.value)))),
+      sizeCalculation: (entry, key) =>
+        Math.min(Math.max(1, maxBytes), Math.max(1, Math.round(sizeOf(entry.value, key)))),
       dispose: (entry, key, reason) => {
         if (reason === 'evict') this.#evictions++;
         if (reason === 'evict' || reason === 'delete') onEvict(key, entry.value);

@@ -418,6 +418,35 @@ describeEachDialect(
       });
       assert.equal(res.statusCode, 404);
     });
+
+    it('keeps the result lists of the catalog as it is, and drops the older ones at the next write', async () => {
+      const t = ctx();
+      const kept = async () => {
+        const metrics = (await t.request({ method: 'GET', url: '/metrics', token: null })).body;
+        const found = /vitrine_index_memory_bytes\{index="search.results",measure="stores"\} (\d+)/.exec(metrics);
+        return Number(found?.[1] ?? 0);
+      };
+      for (const query of ['dress', 'shirt', 'jeans'])
+        assert.equal((await listing(t, { query, facets: ['Colour'] })).status, 200);
+      const three = await kept();
+      assert.ok(three >= 3, `${three} lists kept`);
+      // The same query again, the store unchanged: answered from its kept list, nothing added.
+      await listing(t, { query: 'dress', sort: 'price_asc' });
+      assert.equal(await kept(), three);
+      // A write moves the store on: its lists (these three, and the earlier tests') can answer nothing
+      // any more and are dropped at once (they used to stay until the budget pushed them out), the new
+      // one kept in their place.
+      const write = await t.request({
+        method: 'POST',
+        url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+        payload: [{ ...CATALOG[0], 'Selling Price': '31' }],
+      });
+      assert.equal(write.statusCode, 200);
+      const after = await listing(t, { query: 'dress', facets: ['Colour'] });
+      assert.ok(after.body.data.hits.some((hit: { price: number }) => hit.price === 31));
+      const now = await kept();
+      assert.ok(now >= 1 && now <= three - 2, `${now} lists kept after the write, ${three} before`);
+    });
   },
   { adminToken: ADMIN_TOKEN },
 );

@@ -59,8 +59,17 @@ interface VocabularyEntry extends LiveIndex {
 const vocabularyKey = (language: string) => `terms:${language}`;
 /** Rough bytes a vocabulary term costs in memory (the term, its deletion neighbourhood, map entries). */
 const BYTES_PER_TERM = 600;
-/** Rough bytes one hit of a cached result list holds (its object; the strings are shared). */
-const BYTES_PER_HIT = 80;
+/**
+ * Rough bytes one hit of a cached result list holds: its object (the strings are shared) and its row
+ * and score in the ranked rows search keeps beside the list.
+ */
+const BYTES_PER_HIT = 96;
+/**
+ * Rough bytes a kept list costs beside its hits: its key, the cache's entry, the list's arrays and the
+ * typed arrays of its ranked rows. Counted at 200 before a heap snapshot of the soak showed each list
+ * costing two to three times what was counted.
+ */
+const BYTES_PER_LIST = 700;
 
 /**
  * A query's whole result list from the store's text index: exact codes, then every product with all
@@ -72,6 +81,13 @@ export class ResultLists {
   readonly #vocabularies: LiveStoreIndex<VocabularyEntry>;
   readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
   readonly #lists: BoundedCache<ResultList> | undefined;
+  /**
+   * Per store: the generation (change sequence, language, synonyms) its kept lists were read at, and
+   * their keys. A write moves the store to a new generation and its older lists are dropped at once:
+   * kept until the budget pushed them out, they filled it with lists no request could use (under a
+   * write every few seconds, the soak's memory grew for as long as it ran).
+   */
+  readonly #kept = new Map<string, { generation: string; seq: number; keys: Set<string> }>();
 
   constructor(
     private readonly deps: {
@@ -86,7 +102,12 @@ export class ResultLists {
     // A budget of 0 keeps no list: every query is read from the text index.
     this.#lists =
       deps.resultBytes > 0
-        ? new BoundedCache('search.results', deps.resultBytes, (list) => 200 + list.hits.length * BYTES_PER_HIT)
+        ? new BoundedCache(
+            'search.results',
+            deps.resultBytes,
+            (list, key) => BYTES_PER_LIST + key.length + list.hits.length * BYTES_PER_HIT,
+            (key) => this.#forgetKey(key),
+          )
         : undefined;
     this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
       name: 'search.vocabulary',
@@ -127,6 +148,7 @@ export class ResultLists {
   /** Drops the kept lists and vocabularies (a closing process). */
   close() {
     this.#lists?.close();
+    this.#kept.clear();
     this.#vocabularies.close();
   }
 
@@ -169,13 +191,40 @@ export class ResultLists {
   /** `readYourWrites`: apply the store's few pending changes to the index first (the route says so). */
   async resultList(store: Store, text: string, options: { readYourWrites: boolean }): Promise<ResultList> {
     const query = text.trim();
-    const key = `${store.id}\u0000${store.changeSeq}\u0000${store.indexLanguage}\u0000${JSON.stringify(store.synonyms)}\u0000${text}`;
-    const cached = this.#lists?.get(key);
-    if (cached) return cached;
+    const generation = `${store.changeSeq}\u0000${store.indexLanguage}\u0000${JSON.stringify(store.synonyms)}`;
+    const key = `${store.id}\u0000${text}`;
+    if (this.#kept.get(store.id)?.generation === generation) {
+      const cached = this.#lists?.get(key);
+      if (cached) return cached;
+    }
     const { list, current } = await this.#compute(store, query, !/\s$/.test(text), options);
     // A list read while the index was behind the catalog is of that moment only.
-    if (current) this.#lists?.set(key, list);
+    if (current) this.#keep(store, generation, key, list);
     return list;
+  }
+
+  #keep(store: Store, generation: string, key: string, list: ResultList) {
+    if (!this.#lists) return;
+    let kept = this.#kept.get(store.id);
+    if (kept && kept.generation !== generation) {
+      // A request that read the store before its latest write keeps nothing: newer lists stay.
+      if (store.changeSeq < kept.seq) return;
+      this.#kept.delete(store.id);
+      for (const old of kept.keys) this.#lists.delete(old);
+      kept = undefined;
+    }
+    if (!kept) this.#kept.set(store.id, (kept = { generation, seq: store.changeSeq, keys: new Set() }));
+    kept.keys.add(key);
+    this.#lists.set(key, list);
+  }
+
+  /** A list left the cache (pushed out by the budget, or dropped with its generation). */
+  #forgetKey(key: string) {
+    const storeId = key.slice(0, key.indexOf('\u0000'));
+    const kept = this.#kept.get(storeId);
+    if (!kept) return;
+    kept.keys.delete(key);
+    if (kept.keys.size === 0) this.#kept.delete(storeId);
   }
 
   /**
