@@ -12,23 +12,38 @@ interface Entry {
   bytes: number;
 }
 
-/** What an entry is taken to weigh until its value is known, and a small aggregate's weight. */
-const SMALL_VALUE_BYTES = 100;
+/**
+ * What an entry is taken to weigh until its value is known, and a small aggregate's weight: its key,
+ * the cache's entry, the entry object and its promise.
+ */
+const SMALL_VALUE_BYTES = 300;
 
 /**
  * Caches per-store results (totals, group counts, listing pages) for as long as the store's change
  * sequence has not moved. Every catalog write bumps the sequence in its transaction, so a cached value
  * is never stale, on this process or another sharing the database. The sequence is the one read with
  * the store at the start of the request (with its token), so a hit costs no query at all. Bounded by
- * estimated memory, least recently used first out; a budget of 0 caches nothing.
+ * estimated memory, least recently used first out; a budget of 0 caches nothing. When a store's
+ * sequence moves, its entries of the older sequence are dropped at once: no request can use them, and
+ * kept until the budget pushed them out they would fill it for as long as writes come.
  */
 export class SeqCache {
   readonly #entries: BoundedCache<Entry> | undefined;
+  /** Per store: the sequence its entries were computed at, and their ids. */
+  readonly #kept = new Map<string, { seq: number; ids: Set<string> }>();
   #hits = 0;
   #misses = 0;
 
   constructor(name = 'aggregates', maxBytes = 16 * 1024 * 1024) {
-    this.#entries = maxBytes > 0 ? new BoundedCache<Entry>(name, maxBytes, (entry) => entry.bytes) : undefined;
+    this.#entries =
+      maxBytes > 0
+        ? new BoundedCache<Entry>(
+            name,
+            maxBytes,
+            (entry, id) => id.length + entry.bytes,
+            (id) => this.#forget(id),
+          )
+        : undefined;
   }
 
   /**
@@ -53,6 +68,8 @@ export class SeqCache {
     }
     this.#misses++;
     const value = compute();
+    // A request that read the store before its latest write keeps nothing: the newer entries stay.
+    if (!this.#track(store, id)) return value;
     entries.set(id, { seq, value, bytes: SMALL_VALUE_BYTES });
     value.then(
       (resolved) => {
@@ -67,9 +84,38 @@ export class SeqCache {
     return value;
   }
 
+  /** Notes `id` as kept at the store's sequence, dropping the store's entries of an older one. */
+  #track(store: StoreAtSeq, id: string): boolean {
+    let kept = this.#kept.get(store.id);
+    if (kept && kept.seq > store.changeSeq) return false;
+    if (kept && kept.seq < store.changeSeq) {
+      this.#kept.delete(store.id);
+      for (const old of kept.ids) this.#entries?.delete(old);
+      kept = undefined;
+    }
+    if (!kept) this.#kept.set(store.id, (kept = { seq: store.changeSeq, ids: new Set() }));
+    kept.ids.add(id);
+    return true;
+  }
+
+  /** An entry left the cache (pushed out by the budget, or dropped with its sequence). */
+  #forget(id: string) {
+    const storeId = id.slice(0, id.indexOf('\u0000'));
+    const kept = this.#kept.get(storeId);
+    if (!kept) return;
+    kept.ids.delete(id);
+    if (kept.ids.size === 0) this.#kept.delete(storeId);
+  }
+
+  /** Entries kept now (for tests). */
+  get size() {
+    return this.#entries?.stats().entries ?? 0;
+  }
+
   /** Drops every entry (a closing process). */
   close() {
     this.#entries?.close();
+    this.#kept.clear();
   }
 
   /** Lookups answered from the cache and computed, since start, and the memory held (for /metrics). */

@@ -15,6 +15,22 @@ describe('SeqCache', () => {
     assert.equal(await cache.get(store(2), 'other', compute), 3);
   });
 
+  it("drops a store's entries of an older sequence when the sequence moves, and keeps no older one", async () => {
+    const cache = new SeqCache();
+    const other = { id: 'store-2', changeSeq: 1 };
+    for (const key of ['a', 'b', 'c']) await cache.get(store(1), key, async () => key);
+    await cache.get(other, 'a', async () => 'other');
+    assert.equal(cache.size, 4);
+    // store-1 moves to 2: its three entries can answer nothing any more; store-2's stays
+    assert.equal(await cache.get(store(2), 'a', async () => 'a2'), 'a2');
+    assert.equal(cache.size, 2);
+    // a request that read store-1 before that write computes, and keeps nothing
+    assert.equal(await cache.get(store(1), 'b', async () => 'b1'), 'b1');
+    assert.equal(cache.size, 2);
+    assert.equal(await cache.get(store(2), 'a', async () => 'again'), 'a2');
+    assert.equal(await cache.get(other, 'a', async () => 'again'), 'other');
+  });
+
   it('shares one computation between requests that miss together', async () => {
     const cache = new SeqCache();
     let computed = 0;
@@ -38,20 +54,20 @@ describe('SeqCache', () => {
 
 describe('SeqCache memory budget', () => {
   it('evicts the least recently used values once their estimated sizes pass the budget', async () => {
-    const cache = new SeqCache('pages', 1_000);
+    const cache = new SeqCache('pages', 2_000);
     let computed = 0;
     const page = (key: string) =>
       cache.get(
         store(1),
         key,
         async () => ++computed,
-        () => 400,
+        () => 600,
       );
     await page('a');
     await page('b');
     await page('a'); // a hit, and now the most recently used
     assert.equal(computed, 2);
-    await page('c'); // a, b and c weigh more than 1,000 bytes: b goes
+    await page('c'); // a, b and c weigh more than 2,000 bytes (each about 900 with its key and entry): b goes
     await page('a');
     assert.equal(computed, 3);
     await page('b');
