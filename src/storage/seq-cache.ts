@@ -1,10 +1,7 @@
 import { BoundedCache } from './bounded-cache.js';
+import { StoreGenerations, type StoreAtSeq } from './store-generations.js';
 
-/** The store as a request read it: its id and its change sequence at that moment. */
-export interface StoreAtSeq {
-  id: string;
-  changeSeq: number;
-}
+export type { StoreAtSeq };
 
 interface Entry {
   seq: number;
@@ -29,8 +26,8 @@ const SMALL_VALUE_BYTES = 300;
  */
 export class SeqCache {
   readonly #entries: BoundedCache<Entry> | undefined;
-  /** Per store: the sequence its entries were computed at, and their ids. */
-  readonly #kept = new Map<string, { seq: number; ids: Set<string> }>();
+  /** Per store: the sequence its entries were computed at (older ones are dropped), and their ids. */
+  readonly #generations = new StoreGenerations((id) => this.#entries?.delete(id));
   #hits = 0;
   #misses = 0;
 
@@ -41,7 +38,7 @@ export class SeqCache {
             name,
             maxBytes,
             (entry, id) => id.length + entry.bytes,
-            (id) => this.#forget(id),
+            (id) => this.#generations.forget(id),
           )
         : undefined;
   }
@@ -69,7 +66,7 @@ export class SeqCache {
     this.#misses++;
     const value = compute();
     // A request that read the store before its latest write keeps nothing: the newer entries stay.
-    if (!this.#track(store, id)) return value;
+    if (!this.#generations.keep(store, String(seq), id)) return value;
     entries.set(id, { seq, value, bytes: SMALL_VALUE_BYTES });
     value.then(
       (resolved) => {
@@ -84,29 +81,6 @@ export class SeqCache {
     return value;
   }
 
-  /** Notes `id` as kept at the store's sequence, dropping the store's entries of an older one. */
-  #track(store: StoreAtSeq, id: string): boolean {
-    let kept = this.#kept.get(store.id);
-    if (kept && kept.seq > store.changeSeq) return false;
-    if (kept && kept.seq < store.changeSeq) {
-      this.#kept.delete(store.id);
-      for (const old of kept.ids) this.#entries?.delete(old);
-      kept = undefined;
-    }
-    if (!kept) this.#kept.set(store.id, (kept = { seq: store.changeSeq, ids: new Set() }));
-    kept.ids.add(id);
-    return true;
-  }
-
-  /** An entry left the cache (pushed out by the budget, or dropped with its sequence). */
-  #forget(id: string) {
-    const storeId = id.slice(0, id.indexOf('\u0000'));
-    const kept = this.#kept.get(storeId);
-    if (!kept) return;
-    kept.ids.delete(id);
-    if (kept.ids.size === 0) this.#kept.delete(storeId);
-  }
-
   /** Entries kept now (for tests). */
   get size() {
     return this.#entries?.stats().entries ?? 0;
@@ -115,7 +89,7 @@ export class SeqCache {
   /** Drops every entry (a closing process). */
   close() {
     this.#entries?.close();
-    this.#kept.clear();
+    this.#generations.clear();
   }
 
   /** Lookups answered from the cache and computed, since start, and the memory held (for /metrics). */

@@ -1,5 +1,6 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { BoundedCache } from '../../storage/bounded-cache.js';
+import { StoreGenerations } from '../../storage/store-generations.js';
 import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
 import {
   analyzeSynonyms,
@@ -81,13 +82,8 @@ export class ResultLists {
   readonly #vocabularies: LiveStoreIndex<VocabularyEntry>;
   readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
   readonly #lists: BoundedCache<ResultList> | undefined;
-  /**
-   * Per store: the generation (change sequence, language, synonyms) its kept lists were read at, and
-   * their keys. A write moves the store to a new generation and its older lists are dropped at once:
-   * kept until the budget pushed them out, they filled it with lists no request could use (under a
-   * write every few seconds, the soak's memory grew for as long as it ran).
-   */
-  readonly #kept = new Map<string, { generation: string; seq: number; keys: Set<string> }>();
+  /** Per store: the generation (change sequence, language, synonyms) its kept lists were read at (older ones are dropped). */
+  readonly #generations = new StoreGenerations((key) => this.#lists?.delete(key));
 
   constructor(
     private readonly deps: {
@@ -106,7 +102,7 @@ export class ResultLists {
             'search.results',
             deps.resultBytes,
             (list, key) => BYTES_PER_LIST + key.length + list.hits.length * BYTES_PER_HIT,
-            (key) => this.#forgetKey(key),
+            (key) => this.#generations.forget(key),
           )
         : undefined;
     this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
@@ -148,7 +144,7 @@ export class ResultLists {
   /** Drops the kept lists and vocabularies (a closing process). */
   close() {
     this.#lists?.close();
-    this.#kept.clear();
+    this.#generations.clear();
     this.#vocabularies.close();
   }
 
@@ -193,38 +189,14 @@ export class ResultLists {
     const query = text.trim();
     const generation = `${store.changeSeq}\u0000${store.indexLanguage}\u0000${JSON.stringify(store.synonyms)}`;
     const key = `${store.id}\u0000${text}`;
-    if (this.#kept.get(store.id)?.generation === generation) {
+    if (this.#generations.isCurrent(store.id, generation)) {
       const cached = this.#lists?.get(key);
       if (cached) return cached;
     }
     const { list, current } = await this.#compute(store, query, !/\s$/.test(text), options);
     // A list read while the index was behind the catalog is of that moment only.
-    if (current) this.#keep(store, generation, key, list);
+    if (current && this.#lists && this.#generations.keep(store, generation, key)) this.#lists.set(key, list);
     return list;
-  }
-
-  #keep(store: Store, generation: string, key: string, list: ResultList) {
-    if (!this.#lists) return;
-    let kept = this.#kept.get(store.id);
-    if (kept && kept.generation !== generation) {
-      // A request that read the store before its latest write keeps nothing: newer lists stay.
-      if (store.changeSeq < kept.seq) return;
-      this.#kept.delete(store.id);
-      for (const old of kept.keys) this.#lists.delete(old);
-      kept = undefined;
-    }
-    if (!kept) this.#kept.set(store.id, (kept = { generation, seq: store.changeSeq, keys: new Set() }));
-    kept.keys.add(key);
-    this.#lists.set(key, list);
-  }
-
-  /** A list left the cache (pushed out by the budget, or dropped with its generation). */
-  #forgetKey(key: string) {
-    const storeId = key.slice(0, key.indexOf('\u0000'));
-    const kept = this.#kept.get(storeId);
-    if (!kept) return;
-    kept.keys.delete(key);
-    if (kept.keys.size === 0) this.#kept.delete(storeId);
   }
 
   /**
