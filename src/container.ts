@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
 import { SeqCache } from './storage/seq-cache.js';
@@ -109,6 +110,8 @@ export interface ContainerOptions {
 }
 
 export function createRedis(url: string): Redis {
+  // Loaded only when REDIS_URL is set: ioredis holds ~2 MB of heap per process that a single machine never uses.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   // A request never waits on Redis: disconnected, a command fails at once (no offline queue);
   // connected but silent, within 100 ms. The rate limiter then counts in-process (RedisHealth).
   return new Redis(url, {

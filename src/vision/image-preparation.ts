@@ -1,21 +1,13 @@
 import sharp, { type Metadata } from 'sharp';
 import { formatMegapixels, MAX_IMAGE_PIXELS } from '../catalog/limits.js';
+import { ImageRejectedError } from './image-rejection.js';
 
 /** Formats accepted for search by photo and for catalogue images (CONTRACT §8); `heif` is how sharp names AVIF. */
 export const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif']);
 /** CONTRACT §8: over MAX_IMAGE_PIXELS is refused (decompression bombs never get decoded). */
 const MAX_PIXELS = MAX_IMAGE_PIXELS;
 
-export type ImageFailure = 'not_an_image' | 'unsupported_format' | 'too_many_pixels' | 'undecodable';
-
-export class ImageRejectedError extends Error {
-  constructor(
-    readonly reason: ImageFailure,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { ImageRejectedError, type ImageFailure } from './image-rejection.js';
 
 /**
  * Decodes an image into `size`×`size` RGB pixels (alpha flattened on white, `cover` resize, as the

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { ImageRejectedError, type ImageFailure } from './image-preparation.js';
+import { ImageRejectedError, type ImageFailure } from './image-rejection.js';
 import type { EmbedResult, ModelInfo, ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-protocol.js';
 import { modelIdentity } from './model-identity.js';
 

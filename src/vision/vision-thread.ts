@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import sharp from 'sharp';
 import { normalise, OnnxEmbedder } from './embedder.js';
 import { quantize } from './quantize.js';
-import { ImageRejectedError } from './image-preparation.js';
+import { ImageRejectedError } from './image-rejection.js';
 import { MatrixScorer } from './scorer.js';
 import { VectorMatrix } from './vector-matrix.js';
 import type { ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-protocol.js';

@@ -6,7 +6,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import rangeParser from 'range-parser';
-import sharp from 'sharp';
+import { loadSharp } from '../../vision/lazy-sharp.js';
 import type { StorageHandle } from '../../storage/database.js';
 import { InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
 import { formatMegapixels, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
@@ -167,7 +167,7 @@ export class MediaService {
         );
       if (type.kind === 'image') {
         try {
-          const { width = 0, height = 0 } = await sharp(tmp, { limitInputPixels: false }).metadata();
+          const { width = 0, height = 0 } = await (await loadSharp())(tmp, { limitInputPixels: false }).metadata();
           if (width * height > MAX_IMAGE_PIXELS)
             return failure(
               'too_large',

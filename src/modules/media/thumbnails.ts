@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from '../../vision/lazy-sharp.js';
 import { MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS } from '../../catalog/limits.js';
 import { DependencyUnavailableError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { FetchAbortedError, fetchToBuffer } from '../../net/safe-fetch.js';
@@ -76,7 +76,9 @@ export class Thumbnails {
     }
     let bytes: Buffer;
     try {
-      bytes = await sharp(source, { limitInputPixels: MAX_IMAGE_PIXELS })
+      bytes = await (
+        await loadSharp()
+      )(source, { limitInputPixels: MAX_IMAGE_PIXELS })
         .rotate()
         .resize(size, size, { fit: 'inside', withoutEnlargement: true })
         .webp({ quality: 78 })

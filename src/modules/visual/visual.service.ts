@@ -3,7 +3,7 @@ import type { GroupVariants } from '../../catalog/variants.js';
 import type { Store } from '../stores/store.js';
 import type { StoresService } from '../stores/stores.service.js';
 import type { VisionClient } from '../../vision/vision-client.js';
-import { ImageRejectedError } from '../../vision/image-preparation.js';
+import { ImageRejectedError } from '../../vision/image-rejection.js';
 import { quantize } from '../../vision/quantize.js';
 import type { ImageJobs } from './image-jobs.js';
 import type { VisualIndexes } from './visual-index.js';
