@@ -3,8 +3,15 @@ import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Transform, Writable } from 'node:stream';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import { createRequire } from 'node:module';
+import type { Agent, request as undiciRequest } from 'undici';
 import { InvalidInputError } from '../errors.js';
+
+// undici (~3 MB of heap) is loaded with the first outbound fetch: an API process that never fetches
+// an image or posts a webhook does not hold it.
+let loaded: typeof import('undici') | undefined;
+const undici = () => (loaded ??= createRequire(import.meta.url)('undici') as typeof import('undici'));
+const request: typeof undiciRequest = (...args) => undici().request(...args);
 
 /** Address ranges never fetched unless private fetching is allowed (CONTRACT §8). */
 const REFUSED_RANGES = new Set([
@@ -65,7 +72,7 @@ export class FetchFailedError extends InvalidInputError {}
  * checked is the address used: no gap for DNS rebinding between a check and the connection.
  */
 function guardedAgent(refuse: (address: string) => boolean) {
-  return new Agent({
+  return new (undici().Agent)({
     connect: {
       lookup: (hostname, options, callback) => {
         dns.lookup(hostname, { all: true }, (error, addresses) => {

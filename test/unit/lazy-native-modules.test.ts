@@ -10,11 +10,11 @@ const url = (file: string) => pathToFileURL(path.join(BUILD_SRC, file)).href;
 
 /**
  * An API process that has handled no image and runs without Redis loads neither sharp (libvips,
- * ~20 MB resident) nor ioredis (~2 MB of heap): issue 42's footprint. Checked in a fresh process,
+ * ~20 MB resident) nor ioredis (~2 MB of heap) nor undici (~3 MB, outbound fetches): issue 42's footprint. Checked in a fresh process,
  * with sharp loaded afterwards through the same path an upload takes, so the check can see it.
  */
 describe('native and optional modules load on first use', () => {
-  it('a built app on SQLite without Redis has not loaded sharp, ioredis or pg; the first image work loads sharp', () => {
+  it('a built app on SQLite without Redis has not loaded sharp, ioredis, pg or undici; the first image work loads sharp', () => {
     const script = `
       import { createRequire } from 'node:module';
       const require = createRequire(import.meta.url);
@@ -24,7 +24,7 @@ describe('native and optional modules load on first use', () => {
       const container = createContainer(loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' }));
       const app = await buildApp(container);
       await app.ready();
-      const loaded = () => Object.keys(require.cache).flatMap((k) => /node_modules\\/(sharp|ioredis|pg)\\//.exec(k)?.[1] ?? []);
+      const loaded = () => Object.keys(require.cache).flatMap((k) => /node_modules\\/(sharp|ioredis|pg|undici)\\//.exec(k)?.[1] ?? []);
       const before = [...new Set(loaded())];
       const { loadSharp } = await import(${JSON.stringify(url('vision/lazy-sharp.js'))});
       await (await loadSharp())({ create: { width: 2, height: 2, channels: 3, background: '#fff' } }).png().toBuffer();
