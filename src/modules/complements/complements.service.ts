@@ -25,6 +25,7 @@ import {
 import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
 import { categoricalScore, parseTaxonomy, priceBandScore, usageClashes, type Taxonomy } from './complement-rules.js';
 import { MAX_CATEGORIES } from '../../catalog/limits.js';
+import { ValuePool } from '../../storage/value-pool.js';
 
 const REBUILD_AFTER = 5000;
 /** Stores whose pins a process keeps at most (a merchandiser pins a few products; the map is emptied past this). */
@@ -171,7 +172,7 @@ export class ComplementsService {
     if (!changed) return false;
     const codes = changed.get('product') ?? [];
     const fresh = (await this.products.visibleByCodes(store.id, codes)).map((p) =>
-      candidateOf(p.code, p.attributes, index.vocabulary),
+      candidateOf(p.code, p.attributes, index.vocabulary, index.pool),
     );
     const leaving = codes.flatMap((code) => {
       const candidate = indexedCandidate(index, code);
@@ -191,7 +192,7 @@ export class ComplementsService {
       ([label, group]) => index.vocabulary.hasCategory(label) && index.vocabulary.category(label).group !== group,
     );
     if (moved) return false;
-    for (const candidate of fresh) putCandidate(index, placed(candidate, index.vocabulary));
+    for (const candidate of fresh) putCandidate(index, placed(candidate, index.vocabulary, index.pool));
     index.seq = latest;
     return true;
   }
@@ -200,16 +201,17 @@ export class ComplementsService {
   async #build(store: Store, key: string, seq: number): Promise<StoreIndex> {
     const taxonomy = this.taxonomyOf(store);
     const vocabulary = this.vocabularyOf(store);
-    const index: StoreIndex = { key, seq, taxonomy, vocabulary, byGroup: new Map(), located: new Map() };
+    const pool = new ValuePool();
+    const index: StoreIndex = { key, seq, taxonomy, vocabulary, byGroup: new Map(), located: new Map(), pool };
     const unplaced: Array<Omit<Candidate, 'placement'>> = [];
     for await (const page of this.products.pageAll(store.id, { visibleOnly: true })) {
       for (const product of page) {
-        const candidate = candidateOf(product.code, product.attributes, vocabulary);
+        const candidate = candidateOf(product.code, product.attributes, vocabulary, pool);
         vocabulary.add(candidate.labels);
         unplaced.push(candidate);
       }
     }
-    for (const candidate of unplaced) putCandidate(index, placed(candidate, vocabulary));
+    for (const candidate of unplaced) putCandidate(index, placed(candidate, vocabulary, pool));
     return index;
   }
 

@@ -2,6 +2,7 @@ import { colourKeyOf, familyOf, isInStock, sizeOf, type GroupVariants } from '..
 import { priceOf } from '../../catalog/price.js';
 import { attributeValue } from '../../catalog/filters.js';
 import { qualityScoreOf } from '../../catalog/quality-score.js';
+import { ValuePool } from '../../storage/value-pool.js';
 
 /** The orders a listing can be read in besides relevance; ties always by product_code. */
 export const LISTING_SORTS = ['newest', 'price_asc', 'price_desc', 'name_asc'] as const;
@@ -34,6 +35,8 @@ export class ListingRows {
   readonly size: string[] = [];
   readonly created: string[] = [];
   readonly name: string[] = [];
+  /** Family, colour, size, timestamps, names and cards repeat across a colourway's sizes: one copy each. */
+  readonly pool = new ValuePool();
   #derived: ListingSnapshot | undefined;
 
   get rowCount(): number {
@@ -58,12 +61,15 @@ export class ListingRows {
     this.inStock[row] = isInStock(attributes) ? 1 : 0;
     this.price[row] = priceOf(attributeValue(attributes, 'Selling Price')) ?? Number.NaN;
     this.quality[row] = qualityScoreOf(attributes);
-    this.family[row] = familyOf(code, product.parentCode ?? (attributes.parent_code as string | undefined));
-    this.colour[row] = colourKeyOf(attributes);
-    this.size[row] = sizeOf(attributes);
-    this.created[row] = product.createdAt;
+    const { pool } = this;
+    this.family[row] = pool.string(
+      familyOf(code, product.parentCode ?? (attributes.parent_code as string | undefined)),
+    );
+    this.colour[row] = pool.string(colourKeyOf(attributes));
+    this.size[row] = pool.string(sizeOf(attributes));
+    this.created[row] = pool.string(product.createdAt);
     const name = attributes['Product Name'];
-    this.name[row] = typeof name === 'string' ? name.trim().toLowerCase() : '';
+    this.name[row] = typeof name === 'string' ? pool.string(name.trim().toLowerCase()) : '';
   }
 
   /** The derived orders and groupings of the rows as they are now. */

@@ -4,6 +4,7 @@ import type { LiveIndex } from '../../storage/live-store-index.js';
 import { AttributeColumns } from '../../catalog/attribute-columns.js';
 import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js';
 import type { GroupVariants } from '../../catalog/variants.js';
+import { ValuePool } from '../../storage/value-pool.js';
 
 export interface VisualHit {
   productCode: string;
@@ -25,7 +26,6 @@ export interface HitQuery {
 const OWNER_PRODUCT = 0;
 const OWNER_ASSET = 1;
 type Owner = { kind: number; key: string };
-const ownerId = (kind: string, key: string) => `${kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET}\u0000${key}`;
 
 /**
  * One store's images in memory: the vectors themselves (one byte per dimension) live in the vision
@@ -55,7 +55,10 @@ export class StoreVisualIndex implements LiveIndex {
   columns = 0;
   // References: URL → owners, owner → URLs.
   readonly #ownersOf = new Map<string, Owner[]>();
-  readonly #urlsOf = new Map<string, string[]>();
+  /** By owner kind (OWNER_PRODUCT, OWNER_ASSET), then key: keyed by the code itself, no joined key per product. */
+  readonly #urlsOf = [new Map<string, string[]>(), new Map<string, string[]>()];
+  /** URLs, parent codes and URL lists repeat across a colourway's sizes: one copy each. */
+  readonly #pool = new ValuePool();
   /** Per column, the rows its owners resolve to; per row, its family number. Rebuilt after any change. */
   #resolved:
     | { start: Int32Array; rows: Int32Array; family: Int32Array; familyColour: Int32Array; unindexed: number }
@@ -100,7 +103,7 @@ export class StoreVisualIndex implements LiveIndex {
     const oldParent = this.#parentOf[row];
     if (oldParent) this.#byParent.get(oldParent)?.delete(row);
     this.#visible[row] = isVisibleStatus(status) ? 1 : 0;
-    this.#parentOf[row] = status === null ? null : parent;
+    this.#parentOf[row] = status === null || parent === null ? null : this.#pool.string(parent);
     if (status !== null && parent) {
       let set = this.#byParent.get(parent);
       if (!set) this.#byParent.set(parent, (set = new Set()));
@@ -109,21 +112,29 @@ export class StoreVisualIndex implements LiveIndex {
     this.#attributes.set(row, attributes ?? {});
   }
 
-  setOwnerUrls(kind: string, key: string, urls: string[]) {
+  setOwnerUrls(kind: string, key: string, given: string[]) {
     this.#resolved = undefined;
-    const id = ownerId(kind, key);
-    for (const url of this.#urlsOf.get(id) ?? []) {
+    // Shared by every owner with the same images (a list is never changed in place).
+    const urls = this.#pool.repeat(
+      'urls',
+      given.map((url) => this.#pool.string(url)),
+    );
+    const byKey = this.#urlsOf[kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET];
+    for (const url of byKey.get(key) ?? []) {
       const owners = (this.#ownersOf.get(url) ?? []).filter(
         (o) => !(o.kind === (kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET) && o.key === key),
       );
       if (owners.length > 0) this.#ownersOf.set(url, owners);
       else this.#ownersOf.delete(url);
     }
-    if (urls.length === 0) this.#urlsOf.delete(id);
-    else this.#urlsOf.set(id, urls);
+    // The product's own code string when it has a row: an owner does not keep a copy of its own.
+    const row = this.#rowOf.get(key);
+    const sharedKey = row === undefined ? key : this.#codes[row];
+    if (urls.length === 0) byKey.delete(key);
+    else byKey.set(sharedKey, urls);
     for (const url of urls) {
       const owners = this.#ownersOf.get(url) ?? [];
-      owners.push({ kind: kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET, key });
+      owners.push({ kind: kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET, key: sharedKey });
       this.#ownersOf.set(url, owners);
     }
   }
@@ -142,8 +153,9 @@ export class StoreVisualIndex implements LiveIndex {
     }
     if (column === undefined) {
       column = this.#free.pop() ?? this.columns++;
-      this.#columnOf.set(url, column);
-      this.#urlOf[column] = url;
+      const shared = this.#pool.string(url);
+      this.#columnOf.set(shared, column);
+      this.#urlOf[column] = shared;
       if (column >= this.#scales.length) {
         const grown = new Float32Array(this.#scales.length * 2);
         grown.set(this.#scales);
@@ -171,10 +183,10 @@ export class StoreVisualIndex implements LiveIndex {
     return row !== undefined && this.#visible[row] === 1;
   }
   urlsOfProduct(code: string) {
-    return this.#urlsOf.get(ownerId('product', code)) ?? [];
+    return this.#urlsOf[OWNER_PRODUCT].get(code) ?? [];
   }
   urlsOfAssets(parent: string) {
-    return this.#urlsOf.get(ownerId('asset', parent)) ?? [];
+    return this.#urlsOf[OWNER_ASSET].get(parent) ?? [];
   }
   hasVector(url: string) {
     return this.#columnOf.has(url);

@@ -1,0 +1,41 @@
+/**
+ * Equal values shared among the records of one in-memory index. The sizes of a colourway repeat its
+ * title, labels, image and traits; read row by row from the database each product gets copies of its
+ * own, which at a million products is most of an index's memory (measured in one process on the
+ * generated 1M catalog). A pool lives as long as its index: a string no record uses any more stays
+ * until the index is rebuilt, which bounds it by the distinct strings the index has seen.
+ */
+export class ValuePool {
+  readonly #strings = new Map<string, string>();
+  readonly #last = new Map<string, object>();
+
+  /** The pool's copy of a string equal to `value`. */
+  string(value: string): string {
+    if (value === '') return '';
+    const found = this.#strings.get(value);
+    if (found !== undefined) return found;
+    this.#strings.set(value, value);
+    return value;
+  }
+
+  /**
+   * `value`, or the last object kept under `kind` when every property is the same (===). Indexes are
+   * built in product_code order, where a colourway's sizes come one after another: comparing with the
+   * previous one shares what they repeat without keeping a key per object. Shared objects must never
+   * be changed in place.
+   */
+  repeat<T extends object>(kind: string, value: T): T {
+    const last = this.#last.get(kind) as T | undefined;
+    if (last !== undefined && sameProperties(last, value)) return last;
+    this.#last.set(kind, value);
+    return value;
+  }
+}
+
+function sameProperties(a: object, b: object): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys)
+    if (!Object.is((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  return true;
+}
