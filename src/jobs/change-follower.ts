@@ -1,6 +1,7 @@
 import { onPrimary } from '../storage/read-routing.js';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { inTransaction } from '../storage/transactions.js';
+import { TableStatistics } from '../storage/table-statistics.js';
 import type { StoreAtSeq } from '../storage/seq-cache.js';
 import type { ChangeFeed } from '../storage/change-feed.js';
 import { PollingWorker, type WorkerErrorLog } from './workers.js';
@@ -44,10 +45,23 @@ export class ChangeFollower extends PollingWorker {
     /** The cursor's name in feed_cursors (kept stable: renaming it would re-apply the whole log). */
     readonly consumer: string,
     private readonly apply: ApplyChanges,
-    options: { name: string; intervalMs?: number; onError?: WorkerErrorLog },
+    options: {
+      name: string;
+      intervalMs?: number;
+      onError?: WorkerErrorLog;
+      /** Tables the consumer's writes grow, about a row per change: their statistics are kept fresh. */
+      grows?: readonly string[];
+    },
   ) {
     super(options.name, options.intervalMs ?? 200, () => this.#catchUpAll(), options.onError);
+    if (options.grows?.length)
+      this.statistics = new TableStatistics(storage, options.grows, (error) =>
+        options.onError?.(`${options.name} statistics`, error),
+      );
   }
+
+  /** The planner statistics of the tables this consumer grows (undefined: none named). */
+  readonly statistics: TableStatistics | undefined;
 
   /** Called after changes were applied (e.g. to wake the worker that takes what they queued). */
   onApplied(listener: (storeId: string, applied: number) => void) {
@@ -113,6 +127,7 @@ export class ChangeFollower extends PollingWorker {
         return { count: rows.length, cursor };
       });
       this.#sawApplied(storeId, done.cursor);
+      this.statistics?.wrote(done.count);
       if (done.count === 0) break;
       applied += done.count;
       if (done.count < BATCH) break;

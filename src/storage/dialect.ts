@@ -28,6 +28,11 @@ export interface StorageDialect {
    * case (a lower() on every row would only cost), PostgreSQL has ILIKE.
    */
   likeAnyCase(column: string, pattern: string): RawBuilder<boolean>;
+  /**
+   * Refreshes the planner's statistics of tables (PostgreSQL ANALYZE; SQLite plans by its indexes
+   * without them, and is left alone): see storage/table-statistics.ts.
+   */
+  analyze(db: Kysely<Database>, tables: readonly string[]): Promise<void>;
 }
 
 export interface StorageHandle {

@@ -33,6 +33,10 @@ export const postgresDialect: StorageDialect = {
   claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
     return query.forUpdate().skipLocked();
   },
+  async analyze(db, tables) {
+    // A user that does not own a table gets a warning, not an error: the planner then keeps what it has.
+    await sql`ANALYZE ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+  },
 };
 
 export interface PostgresOptions {

@@ -33,6 +33,7 @@ export const sqliteDialect: StorageDialect = {
   claimRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) {
     return query;
   },
+  analyze: () => Promise.resolve(),
 };
 
 const STATEMENT_CACHE_SIZE = 500;

@@ -49,7 +49,7 @@ export class CollectionMembership {
       deps.changeLog,
       'collections',
       (trx, storeId, batch) => this.#refresh(trx, storeId, batch),
-      { name: 'collections.refresh', onError: deps.onError },
+      { name: 'collections.refresh', onError: deps.onError, grows: ['collection_members'] },
     );
   }
 

@@ -38,6 +38,7 @@ export class SearchIndexer {
       {
         name: 'search.index',
         onError,
+        grows: ['search_docs'],
       },
     );
     // Not awaited: the read or the background run that applied the changes goes on meanwhile.

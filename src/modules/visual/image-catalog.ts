@@ -49,6 +49,7 @@ export class ImageCatalog {
       {
         name: 'visual.catalog',
         onError,
+        grows: ['image_refs', 'images'],
       },
     );
   }
