@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { FilePart } from '../../http/openapi.js';
-import { Envelope, EnvelopeError, standardErrors } from '../../http/schemas.js';
+import { DetailError, Envelope, EnvelopeError, standardErrors } from '../../http/schemas.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../../errors.js';
 import { ACCEPTED_MEDIA, MAX_MEDIA_BYTES, MEDIA_LIMITS, MEDIA_TYPES } from './media-types.js';
 import { mediaBaseUrl, type IncomingFile, type MediaService } from './media.service.js';
@@ -121,6 +121,9 @@ export const mediaServingRoutes: FastifyPluginAsyncTypebox<{ media: MediaService
           304: Type.Null({ description: 'not modified: If-None-Match named the current ETag' }),
           404: { ...EnvelopeError, description: 'no such file' },
           416: { ...EnvelopeError, description: 'the range starts past the end (Content-Range: bytes */size)' },
+          // Every request is refused a NUL character in a path or query value, this public one too.
+          422: { ...DetailError, description: 'a path or query value holds a NUL character' },
+          429: { ...EnvelopeError, description: 'rate limit exceeded (Retry-After, RateLimit-* headers)' },
         },
       },
     },

@@ -1924,17 +1924,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description rate limit exceeded (Retry-After, RateLimit-* headers) */
-        AdminRateLimited: {
-            headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
         /** @description invalid or missing token */
         AdminUnauthorized: {
             headers: {
@@ -2126,6 +2115,27 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description rate limit exceeded (Retry-After, RateLimit-* headers) */
+        MediaRateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description a path or query value holds a NUL character */
+        MediaValidationFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationError"];
+            };
+        };
         /** @description method not allowed on this path (see the Allow header) */
         MethodNotAllowed: {
             headers: {
@@ -2281,7 +2291,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2313,7 +2323,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2346,7 +2356,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2397,7 +2407,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2437,7 +2447,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2477,7 +2487,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2521,7 +2531,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2578,7 +2588,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2623,7 +2633,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2658,7 +2668,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2697,7 +2707,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2734,7 +2744,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2772,7 +2782,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2845,7 +2855,7 @@ export interface operations {
             405: components["responses"]["MediaMethodNotAllowed"];
             413: components["responses"]["AdminPayloadTooLarge"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2890,7 +2900,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2942,7 +2952,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -2977,7 +2987,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3016,7 +3026,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3053,7 +3063,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3091,7 +3101,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3128,7 +3138,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3172,7 +3182,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3210,7 +3220,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3248,7 +3258,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3293,7 +3303,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3377,7 +3387,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3475,7 +3485,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3557,7 +3567,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3656,7 +3666,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3691,7 +3701,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3730,7 +3740,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3766,7 +3776,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3806,7 +3816,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3844,7 +3854,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3880,7 +3890,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3925,7 +3935,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -3961,7 +3971,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -4004,7 +4014,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -4042,7 +4052,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -4075,7 +4085,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -4127,7 +4137,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             422: components["responses"]["AdminValidationFailed"];
-            429: components["responses"]["AdminRateLimited"];
+            429: components["responses"]["MediaRateLimited"];
             500: components["responses"]["AdminInternalError"];
             502: components["responses"]["AdminBackingServiceUnavailable"];
         };
@@ -4182,6 +4192,8 @@ export interface operations {
             404: components["responses"]["MediaNotFound"];
             405: components["responses"]["MediaMethodNotAllowed"];
             416: components["responses"]["MediaRangeNotSatisfiable"];
+            422: components["responses"]["MediaValidationFailed"];
+            429: components["responses"]["MediaRateLimited"];
         };
     };
     listAssets: {
