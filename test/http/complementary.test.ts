@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 import { inTransaction } from '../../src/storage/transactions.js';
 import { savePins } from '../../src/modules/complements/complements.repository.js';
+import { ComplementsService } from '../../src/modules/complements/complements.service.js';
 
 const p = (code: string, extra: Record<string, unknown>) => ({
   product_code: code,
@@ -202,3 +203,48 @@ describeEachDialect(
   },
   { signalsRefreshMs: 0 },
 );
+
+// A budget that holds one store's index at a time (any index is over it: each is kept alone).
+describeEachDialect('complete the look across more stores than the budget holds', (ctx) => {
+  it('keeps warm only the stores whose index is held: an evicted one waits for its next request', async () => {
+    const t = ctx();
+    const other = await t.container.stores.createStore({ workspaceName: 'Other', name: 'Other' });
+    const put = (storeUuid: string, token: string, products: unknown[]) =>
+      t.request({ method: 'POST', url: `/v1/products?store_uuid=${storeUuid}`, payload: products, token });
+    await put(t.store.store_uuid, t.store.api_token, CATALOG);
+    await put(other.store_uuid, other.api_token, CATALOG);
+    const { storage, changeLog, productsRead, stores } = t.container;
+    // Each build reads the store's whole catalog: counting those reads counts the builds.
+    let builds = 0;
+    const counted = Object.create(productsRead) as typeof productsRead;
+    counted.pageAll = (...args) => {
+      builds++;
+      return productsRead.pageAll(...args);
+    };
+    const complements = new ComplementsService(storage, changeLog, counted, stores, { indexBytes: 1 });
+    const store = (uuid: string) => stores.getStore(uuid);
+    try {
+      const first = await store(t.store.store_uuid);
+      const second = await store(other.store_uuid);
+      assert.ok((await complements.complementary(first, 'shirt', 4)).categories.length > 0);
+      assert.ok((await complements.complementary(second, 'shirt', 4)).categories.length > 0);
+      assert.equal(builds, 2);
+      assert.equal(complements.indexState(first.id), undefined, 'the first store was pushed out');
+      assert.ok(complements.indexState(second.id));
+      // The first store's catalog moves: the warm passes must not build it again (it would push out the other).
+      await put(t.store.store_uuid, t.store.api_token, [{ ...CATALOG[0], 'Selling Price': '31' }]);
+      complements.worker.start();
+      await new Promise((resolve) => setTimeout(resolve, 800)); // three passes, every 250 ms
+      await complements.worker.stop();
+      assert.equal(builds, 2, 'no pass built an evicted store again');
+      assert.equal(complements.indexState(first.id), undefined);
+      assert.ok(complements.indexState(second.id), 'the held store stays');
+      // Its next request builds it again.
+      assert.ok((await complements.complementary(await store(t.store.store_uuid), 'shirt', 4)).categories.length > 0);
+      assert.ok(complements.indexState(first.id));
+    } finally {
+      await complements.worker.stop();
+      complements.close();
+    }
+  });
+});

@@ -73,6 +73,10 @@ export class ComplementsService {
       name: 'complements.index',
       budgetBytes: options.indexBytes,
       sizeOf: (index) => 1024 + index.located.size * BYTES_PER_CANDIDATE,
+      // An index the budget pushed out is no longer kept warm: rebuilding it at the next pass evicted
+      // another wanted store, every 250 ms, for good (touching 1,000 stores, both API processes spent
+      // their CPU rebuilding, half of it collecting garbage). Its next request builds it again.
+      onDrop: (storeId) => this.#wanted.delete(storeId),
       build: (_storeId, target, store) => this.#build(store, target.key, target.seq),
       follow: (_storeId, index, target, store) => this.#follow(store, index, target.seq),
     });
