@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { sharpNow } from './lazy-sharp.js';
 import { ImageRejectedError, type ImageFailure } from './image-rejection.js';
 import type { EmbedResult, ModelInfo, ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-protocol.js';
 import { modelIdentity } from './model-identity.js';
@@ -41,6 +42,8 @@ export class VisionClient {
       if (this.#pending.size === 0) this.#armIdleExit();
       return this.#ready;
     }
+    // The main thread initialises libvips before the thread imports it (see lazy-sharp.ts).
+    sharpNow();
     const worker = new Worker(new URL('./vision-thread.js', import.meta.url), { workerData: this.options });
     this.#worker = worker;
     this.generation++;
