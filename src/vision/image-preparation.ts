@@ -7,8 +7,6 @@ export const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif']);
 /** CONTRACT §8: over MAX_IMAGE_PIXELS is refused (decompression bombs never get decoded). */
 const MAX_PIXELS = MAX_IMAGE_PIXELS;
 
-export { ImageRejectedError, type ImageFailure } from './image-rejection.js';
-
 /**
  * Decodes an image into `size`×`size` RGB pixels (alpha flattened on white, `cover` resize, as the
  * model was evaluated). The header is read first so a pixel bomb is refused before any decoding, and

@@ -11,10 +11,6 @@ let loaded: typeof sharpModule | undefined;
  * imports sharp itself): the library is then initialised once, by the main thread, as it was when
  * every process loaded it at start — never by two threads at once.
  */
-export function sharpNow(): typeof sharpModule {
+export function loadSharp(): typeof sharpModule {
   return (loaded ??= createRequire(import.meta.url)('sharp') as typeof sharpModule);
-}
-
-export function loadSharp(): Promise<typeof sharpModule> {
-  return Promise.resolve(sharpNow());
 }

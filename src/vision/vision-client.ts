@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { sharpNow } from './lazy-sharp.js';
+import { loadSharp } from './lazy-sharp.js';
 import { ImageRejectedError, type ImageFailure } from './image-rejection.js';
 import type { EmbedResult, ModelInfo, ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-protocol.js';
 import { modelIdentity } from './model-identity.js';
@@ -43,7 +43,7 @@ export class VisionClient {
       return this.#ready;
     }
     // The main thread initialises libvips before the thread imports it (see lazy-sharp.ts).
-    sharpNow();
+    loadSharp();
     const worker = new Worker(new URL('./vision-thread.js', import.meta.url), { workerData: this.options });
     this.#worker = worker;
     this.generation++;

@@ -27,7 +27,7 @@ describe('native and optional modules load on first use', () => {
       const loaded = () => Object.keys(require.cache).flatMap((k) => /node_modules\\/(sharp|ioredis|pg|undici)\\//.exec(k)?.[1] ?? []);
       const before = [...new Set(loaded())];
       const { loadSharp } = await import(${JSON.stringify(url('vision/lazy-sharp.js'))});
-      await (await loadSharp())({ create: { width: 2, height: 2, channels: 3, background: '#fff' } }).png().toBuffer();
+      await loadSharp()({ create: { width: 2, height: 2, channels: 3, background: '#fff' } }).png().toBuffer();
       console.log(JSON.stringify({ before, after: [...new Set(loaded())] }));
       process.exit(0);
     `;

@@ -123,7 +123,7 @@ export const mediaServingRoutes: FastifyPluginAsyncTypebox<{ media: MediaService
           416: { ...EnvelopeError, description: 'the range starts past the end (Content-Range: bytes */size)' },
           // Every request is refused a NUL character in a path or query value, this public one too.
           422: { ...DetailError, description: 'a path or query value holds a NUL character' },
-          429: { ...EnvelopeError, description: 'rate limit exceeded (Retry-After, RateLimit-* headers)' },
+          429: standardErrors()[429],
         },
       },
     },

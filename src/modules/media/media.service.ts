@@ -167,7 +167,7 @@ export class MediaService {
         );
       if (type.kind === 'image') {
         try {
-          const { width = 0, height = 0 } = await (await loadSharp())(tmp, { limitInputPixels: false }).metadata();
+          const { width = 0, height = 0 } = await loadSharp()(tmp, { limitInputPixels: false }).metadata();
           if (width * height > MAX_IMAGE_PIXELS)
             return failure(
               'too_large',

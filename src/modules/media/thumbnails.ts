@@ -76,9 +76,7 @@ export class Thumbnails {
     }
     let bytes: Buffer;
     try {
-      bytes = await (
-        await loadSharp()
-      )(source, { limitInputPixels: MAX_IMAGE_PIXELS })
+      bytes = await loadSharp()(source, { limitInputPixels: MAX_IMAGE_PIXELS })
         .rotate()
         .resize(size, size, { fit: 'inside', withoutEnlargement: true })
         .webp({ quality: 78 })
