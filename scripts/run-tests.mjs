@@ -42,7 +42,14 @@ const only = process.argv.slice(2);
 const files = walk('build/test')
   .filter((file) => only.length === 0 || only.some((o) => file.includes(o)))
   .sort();
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=3', ...files], { stdio: 'inherit' });
+// A file that runs past its timeout is killed and reported by name: a hang fails the suite instead of
+// holding CI until its own limit (the longest file takes about a minute).
+const FILE_TIMEOUT_MS = 10 * 60 * 1000;
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-concurrency=3', `--test-timeout=${FILE_TIMEOUT_MS}`, ...files],
+  { stdio: 'inherit' },
+);
 if (!pg && dialects.includes('postgres')) console.log('NOTE: PostgreSQL tests were SKIPPED (not reachable).');
 if (!haveChromium) console.log(`NOTE: the console's browser tests were SKIPPED (no Chromium at ${chromium}).`);
 process.exit(result.status ?? 1);

@@ -21,8 +21,48 @@ function runCliAsync(databaseUrl: string, args: string[]) {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    // A command that hangs is killed, so the test fails with what it printed instead of waiting.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
   });
+}
+
+/**
+ * Posts batches of 100 products until stopped (and at least 5). A write that fails ends the loop and
+ * fails whoever waits on it, so a failed write cannot leave the test waiting for batches forever.
+ */
+function keepWriting(url: string, headers: Record<string, string>, item: (batch: number, i: number) => object) {
+  let batches = 0;
+  let writing = true;
+  const done = (async () => {
+    while (writing || batches < 5) {
+      const items = Array.from({ length: 100 }, (_, i) => item(batches, i));
+      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(items) });
+      assert.equal(res.status, 200, `batch ${batches}: ${await res.text()}`);
+      batches++;
+    }
+  })();
+  let failed: unknown;
+  done.catch((error: unknown) => (failed = error ?? new Error('the writes failed')));
+  return {
+    batches: () => batches,
+    /** Resolves once `count` batches are stored; rejects with the write's error if one failed. */
+    async reach(count: number) {
+      const deadline = Date.now() + 60_000;
+      while (batches < count) {
+        if (failed) throw failed;
+        if (Date.now() > deadline) throw new Error(`only ${batches} of ${count} batches written in 60 s`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    stop() {
+      writing = false;
+      return done;
+    },
+  };
 }
 
 describe('vitrine backup / restore (SQLite)', () => {
@@ -40,30 +80,20 @@ describe('vitrine backup / restore (SQLite)', () => {
     served = await startServe(live, {}, ['--processes', '1']);
     const url = `${served.url}/v1/products?store_uuid=${store.store_uuid}`;
     const headers = { authorization: `Bearer ${store.api_token}`, 'content-type': 'application/json' };
-    let batches = 0;
-    let writing = true;
-    const writes = (async () => {
-      while (writing || batches < 5) {
-        const items = Array.from({ length: 100 }, (_, i) => ({
-          product_code: `b${batches}-${i}`,
-          'Product Name': `Shirt ${batches}-${i}`,
-          Category: 'Shirts',
-          'Selling Price': '10',
-        }));
-        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(items) });
-        assert.equal(res.status, 200);
-        batches++;
-      }
-    })();
-    while (batches < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    const writer = keepWriting(url, headers, (batch, i) => ({
+      product_code: `b${batch}-${i}`,
+      'Product Name': `Shirt ${batch}-${i}`,
+      Category: 'Shirts',
+      'Selling Price': '10',
+    }));
+    await writer.reach(3);
     const file = path.join(dir, 'copy.db');
     const backup = await runCliAsync(live, ['backup', file, '--json']);
-    writing = false;
-    await writes;
+    await writer.stop();
     const summary = jsonOf(backup);
     assert.ok(summary.products > 0 && summary.products % 100 === 0, `whole batches only: ${summary.products}`);
     assert.ok(summary.bytes > 0);
-    assert.ok(batches * 100 >= summary.products);
+    assert.ok(writer.batches() * 100 >= summary.products);
 
     const restoredUrl = `sqlite:${path.join(dir, 'restored', 'vitrine.db')}`;
     const restored = jsonOf(runCli(restoredUrl, ['restore', file, '--json']));
@@ -191,28 +221,18 @@ describe('vitrine backup / restore (PostgreSQL)', { skip: POSTGRES_SKIP }, () =>
     served.push(live);
     const url = `${live.url}/v1/products?store_uuid=${store.store_uuid}`;
     const headers = { authorization: `Bearer ${store.api_token}`, 'content-type': 'application/json' };
-    let batches = 0;
-    let writing = true;
-    const writes = (async () => {
-      while (writing || batches < 5) {
-        const items = Array.from({ length: 100 }, (_, i) => ({
-          product_code: `p${batches}-${i}`,
-          'Product Name': `${i % 2 ? 'Red' : 'Blue'} Shirt ${batches}-${i}`,
-          Category: 'Shirts',
-          'Selling Price': '10',
-          'Image URL 1': `https://images.example/${batches}-${i}.jpg`,
-        }));
-        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(items) });
-        assert.equal(res.status, 200);
-        batches++;
-      }
-    })();
-    while (batches < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    const writer = keepWriting(url, headers, (batch, i) => ({
+      product_code: `p${batch}-${i}`,
+      'Product Name': `${i % 2 ? 'Red' : 'Blue'} Shirt ${batch}-${i}`,
+      Category: 'Shirts',
+      'Selling Price': '10',
+      'Image URL 1': `https://images.example/${batch}-${i}.jpg`,
+    }));
+    await writer.reach(3);
     // 1. While writes go on: one consistent snapshot.
     const during = path.join(dir, 'during.dump');
     const backup = await runCliAsync(source(), ['backup', during, '--json']);
-    writing = false;
-    await writes;
+    await writer.stop();
     jsonOf(backup);
     const first = await freshTarget();
     const restored = jsonOf(runCli(first, ['restore', during, '--json']));
@@ -221,7 +241,7 @@ describe('vitrine backup / restore (PostgreSQL)', { skip: POSTGRES_SKIP }, () =>
     const seq = JSON.parse(consistent.stores[0]).change_seq as number;
     assert.equal(consistent.change_log.length, Number(seq), 'the change log and its counter agree');
     assert.equal(consistent.products.length, restored.products);
-    t.diagnostic(`snapshot taken while writing: ${restored.products} of ${batches * 100} products`);
+    t.diagnostic(`snapshot taken while writing: ${restored.products} of ${writer.batches() * 100} products`);
     // Restoring over a catalog is refused.
     const again = runCli(first, ['restore', during]);
     assert.notEqual(again.status, 0);

@@ -29,7 +29,11 @@ export async function startServe(
   });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`vitrine serve did not start: ${output}`)), 30_000);
+    // A server that did not start is killed: a child left running would keep the test file from exiting.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`vitrine serve did not start in 30 s: ${output}`));
+    }, 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /serving the catalog API on (http:\/\/\S+)/.exec(output);
