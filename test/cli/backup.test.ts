@@ -45,8 +45,8 @@ function keepWriting(url: string, headers: Record<string, string>, item: (batch:
       batches++;
     }
   })();
-  let failed: unknown;
-  done.catch((error: unknown) => (failed = error ?? new Error('the writes failed')));
+  let failed: Error | undefined;
+  done.catch((error: unknown) => (failed = error instanceof Error ? error : new Error(String(error))));
   return {
     batches: () => batches,
     /** Resolves once `count` batches are stored; rejects with the write's error if one failed. */
