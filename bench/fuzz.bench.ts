@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { buildTestApp } from '../test/helpers/test-app.js';
 import { fuzzApi, httpTarget, inProcessTarget } from '../test/helpers/fuzz.js';
@@ -172,17 +173,61 @@ async function servedGroup(engine: 'sqlite' | 'postgres') {
   }
 }
 
+/**
+ * `npm start` at idle with the demo store (issue 42: ≤ 150 MB): the command of package.json's start
+ * script, run by a shell as npm runs it (on a free port), measured 15 s after it caught up and again
+ * after a minute of idle, once V8's memory reducer has given back the young generation the start grew.
+ */
+async function npmStartIdle() {
+  const db = await freshDatabase('sqlite');
+  try {
+    jsonOf(runCli(db.url, ['migrate', '--json']));
+    jsonOf(runCli(db.url, ['demo', '--json']));
+    const script = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts
+      .start;
+    const { VITRINE_PROCESSES: _processes, ...env } = process.env; // npm start's own default
+    const child = spawn('sh', ['-c', `exec ${script} --port 0`], {
+      env: { ...env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /serving the catalog API on (http:\/\/\S+)/.exec(output);
+          if (match) resolve(match[1]);
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.once('exit', (code) => reject(new Error(`npm start's command exited (${code}): ${output}`)));
+      });
+      await waitForBackground(url);
+      await sleep(15_000);
+      const atStart = groupRss(child.pid!);
+      await sleep(60_000);
+      return { script, processes: countProcesses(child.pid!), atStart, idle: groupRss(child.pid!) };
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  } finally {
+    await db.drop();
+  }
+}
+
 const wanted = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',');
 const engines: Array<'sqlite' | 'postgres'> = wanted.includes('sqlite') ? ['sqlite'] : [];
 if (wanted.includes('postgres')) {
   if (await postgresAvailable()) engines.push('postgres');
   else console.log('fuzz.bench: PostgreSQL not reachable, its half SKIPPED');
 }
-const only = process.env.BENCH_FUZZ_ONLY; // `process` or `serve`: one half
+const only = process.env.BENCH_FUZZ_ONLY; // `process`, `serve` or `start`: one part
 const results: Rounds[] = [];
-for (const engine of only === 'serve' ? [] : engines) results.push(await inProcess(engine));
+for (const engine of only === 'serve' || only === 'start' ? [] : engines) results.push(await inProcess(engine));
 const groups = [];
-for (const engine of only === 'process' ? [] : engines) groups.push(await servedGroup(engine));
+for (const engine of only === 'process' || only === 'start' ? [] : engines) groups.push(await servedGroup(engine));
+const npmStart = only === 'process' || !engines.includes('sqlite') ? undefined : await npmStartIdle();
 
 const row = (r: Rounds) =>
   `| ${r.engine} | ${fmt(r.requests)} | **${fmt(r.serverErrors)}** | **${fmt(r.outside)}** | ${r.rss.map((v) => fmt(v)).join(' → ')} | ${fmt(r.seconds, 1)} |`;
@@ -223,6 +268,12 @@ const table = [
             return `| ${g.engine} | ${p.role} | ${cell(g.perProcess.idle)} | ${cell(g.perProcess.afterRounds)} | ${cell(g.perProcess.settled)} |`;
           }),
         ),
+        '',
+      ]
+    : []),
+  ...(npmStart
+    ? [
+        `\`npm start\` (\`${npmStart.script}\`, ${npmStart.processes} process${npmStart.processes === 1 ? '' : 'es'}) with the demo store on SQLite, no request: RSS **${fmt(npmStart.atStart)} MB** 15 s after catching up, **${fmt(npmStart.idle)} MB** after another minute of idle (V8's memory reducer gives back the young generation the start grew). Target (issue 42): ≤ 150 MB at idle.`,
         '',
       ]
     : []),

@@ -98,7 +98,7 @@ export const SETTINGS: readonly Setting[] = [
     'VITRINE_PROCESSES',
     at('processes'),
     os.availableParallelism(),
-    { min: 1, max: 256, requirement: 'must be from 1 to 256', defaultText: 'one per core' },
+    { min: 1, max: 256, requirement: 'must be from 1 to 256', defaultText: 'one per core (`npm start`: 1)' },
     'API processes of `vitrine serve` sharing the port (`--processes N`); 1 for `sqlite::memory:`',
   ),
   {
