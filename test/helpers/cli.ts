@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import pg from 'pg';
 import { POSTGRES_URL } from './backends.js';
+import { stopServesOn } from './serve.js';
 
 const BIN = path.resolve('bin/vitrine.js');
 
@@ -58,6 +59,12 @@ export function cliDatabase(dialect: 'sqlite' | 'postgres'): () => string {
       cleanup = () => onPostgres(`DROP SCHEMA ${schema} CASCADE`);
     }
   });
-  after(() => cleanup());
+  // The servers started on it stop first: node runs `after` hooks in the order they were registered,
+  // so this one ran before a describe's own hook stopped them, and DROP SCHEMA waited on their
+  // connections (a deadlock PostgreSQL reports, or a wait across two of a server's connections it cannot see).
+  after(async () => {
+    await stopServesOn(url);
+    await cleanup();
+  });
   return () => url;
 }

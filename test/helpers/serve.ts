@@ -12,6 +12,14 @@ export interface ServedVitrine {
   stop(): Promise<void>;
 }
 
+/** The servers running now, by the database they serve. */
+const running = new Map<ServedVitrine, string>();
+
+/** Stops every server still running on a database (before the database is dropped). */
+export async function stopServesOn(databaseUrl: string) {
+  await Promise.all([...running].filter(([, url]) => url === databaseUrl).map(([served]) => served.stop()));
+}
+
 /** `vitrine serve` on a free port, as an operator starts it; resolves once it prints where it listens. */
 export async function startServe(
   databaseUrl: string,
@@ -49,13 +57,15 @@ export async function startServe(
       reject(new Error(`vitrine serve exited (${code}): ${output}`));
     });
   });
-  return {
+  const served: ServedVitrine = {
     url,
     output: () => output,
     process: child,
     dataDir,
     async stop() {
-      if (child.exitCode === null) {
+      running.delete(served);
+      // A child ended by a signal has no exit code, only its signal: waiting for its exit again would hang.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         // A server that does not stop in time fails the suite loudly rather than hanging it.
@@ -66,4 +76,6 @@ export async function startServe(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  running.set(served, databaseUrl);
+  return served;
 }
