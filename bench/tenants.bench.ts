@@ -167,6 +167,20 @@ async function touchEveryStore(served: ServedVitrine, tenants: Tenant[], concurr
   };
 }
 
+/** `vitrine backup` of the whole database: SQLite a copy of the file, PostgreSQL pg_dump's custom format. */
+function timedBackup(engine: 'sqlite' | 'postgres', databaseUrl: string) {
+  const file = path.join(
+    fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-backup-')),
+    engine === 'sqlite' ? 'backup.db' : 'backup.dump',
+  );
+  try {
+    const seconds = cli(databaseUrl, ['backup', file, '--json']);
+    return { seconds, mb: fs.statSync(file).size / 1024 / 1024 };
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
 function cli(databaseUrl: string, args: string[]) {
   const started = performance.now();
   const result = spawnSync(process.execPath, ['bin/vitrine.js', ...args], {
@@ -254,13 +268,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
       same.push(JSON.stringify(alone) === JSON.stringify(together.get(k)));
     }
     const migrateSeconds = cli(db.url, ['migrate']);
-    let backup: { seconds: number; mb: number } | undefined;
-    if (engine === 'sqlite') {
-      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-backup-')), 'backup.db');
-      const seconds = cli(db.url, ['backup', file, '--json']);
-      backup = { seconds, mb: fs.statSync(file).size / 1024 / 1024 };
-      fs.rmSync(path.dirname(file), { recursive: true, force: true });
-    }
+    const backup = timedBackup(engine, db.url);
     return {
       engine,
       loadSeconds,
@@ -297,7 +305,7 @@ const table = [
   '|---|---:|---:|---|---|---:|---:|---:|---|---:|---:|---|',
   ...results.map(
     (r) =>
-      `| ${r.engine} | ${fmt(r.loadSeconds)} | ${fmt(r.indexSeconds)} | ${r.same.every(Boolean) ? '**yes**' : `**no** (${r.same.join(', ')})`} | ${fmt(r.cold.p50)} / ${fmt(r.cold.p99)} / **${fmt(r.cold.max)}** | ${fmt(r.idleRss)} | **${fmt(r.touched.maxRssAll)}** | ${fmt(r.touched.endRss)} | ${fmt(r.touched.p50, 2)} / ${fmt(r.touched.p99, 1)} | **${fmt(r.touched.failures.length)}** | ${fmt(r.migrateSeconds, 1)} | ${r.backup ? `${fmt(r.backup.seconds, 1)} (${fmt(r.backup.mb)})` : 'pg_dump'} |`,
+      `| ${r.engine} | ${fmt(r.loadSeconds)} | ${fmt(r.indexSeconds)} | ${r.same.every(Boolean) ? '**yes**' : `**no** (${r.same.join(', ')})`} | ${fmt(r.cold.p50)} / ${fmt(r.cold.p99)} / **${fmt(r.cold.max)}** | ${fmt(r.idleRss)} | **${fmt(r.touched.maxRssAll)}** | ${fmt(r.touched.endRss)} | ${fmt(r.touched.p50, 2)} / ${fmt(r.touched.p99, 1)} | **${fmt(r.touched.failures.length)}** | ${fmt(r.migrateSeconds, 1)} | ${fmt(r.backup.seconds, 1)} (${fmt(r.backup.mb)}) |`,
   ),
   '',
   ...results.map(
