@@ -208,8 +208,11 @@ async function npmStartIdle() {
       await sleep(60_000);
       return { script, processes: countProcesses(child.pid!), atStart, idle: groupRss(child.pid!) };
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
     }
   } finally {
     await db.drop();
