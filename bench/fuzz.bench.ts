@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { buildTestApp } from '../test/helpers/test-app.js';
 import { fuzzApi, httpTarget, inProcessTarget } from '../test/helpers/fuzz.js';
 import { jsonOf, runCli } from '../test/helpers/cli.js';
-import { startServe } from '../test/helpers/serve.js';
+import { startServe, startServeCommand } from '../test/helpers/serve.js';
 import {
   countProcesses,
   fmt,
@@ -186,33 +185,16 @@ async function npmStartIdle() {
     const script = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts
       .start;
     const { VITRINE_PROCESSES: _processes, ...env } = process.env; // npm start's own default
-    const child = spawn('sh', ['-c', `exec ${script} --port 0`], {
-      env: { ...env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const served = await startServeCommand(db.url, 'sh', ['-c', `exec ${script} --port 0`], {}, env);
     try {
-      let output = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        const onData = (chunk: Buffer) => {
-          output += chunk.toString();
-          const match = /serving the catalog API on (http:\/\/\S+)/.exec(output);
-          if (match) resolve(match[1]);
-        };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        child.once('exit', (code) => reject(new Error(`npm start's command exited (${code}): ${output}`)));
-      });
-      await waitForBackground(url);
+      await waitForBackground(served.url);
       await sleep(15_000);
-      const atStart = groupRss(child.pid!);
+      const pid = served.process.pid!;
+      const atStart = groupRss(pid);
       await sleep(60_000);
-      return { script, processes: countProcesses(child.pid!), atStart, idle: groupRss(child.pid!) };
+      return { script, processes: countProcesses(pid), atStart, idle: groupRss(pid) };
     } finally {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await served.stop();
     }
   } finally {
     await db.drop();

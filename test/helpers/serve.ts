@@ -30,9 +30,23 @@ export async function startServe(
   /** Node's own flags (--cpu-prof is refused in NODE_OPTIONS; the API processes inherit these). */
   nodeArgs: string[] = [],
 ): Promise<ServedVitrine> {
+  return startServeCommand(databaseUrl, process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', ...args], env);
+}
+
+/**
+ * A command that runs `vitrine serve` (package.json's start script through a shell, say), supervised as
+ * startServe's: its own data folder, killed if it does not start, stopped before its database is dropped.
+ */
+export async function startServeCommand(
+  databaseUrl: string,
+  file: string,
+  argv: string[],
+  env: Record<string, string> = {},
+  baseEnv: NodeJS.ProcessEnv = process.env,
+): Promise<ServedVitrine> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-serve-'));
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, VITRINE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+  const child = spawn(file, argv, {
+    env: { ...baseEnv, DATABASE_URL: databaseUrl, VITRINE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
