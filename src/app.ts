@@ -120,7 +120,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         publishableRateLimitPerMinute: config.publishableRateLimitPerMinute,
         redis: container.redis,
         redisHealth: container.redisHealth,
-        onStoreServed: (storeId) => container.complements.want(storeId),
+        onStoreWritten: (storeId) => container.complements.want(storeId),
       });
       await v1.register(storesRoutes, {
         stores: container.stores,

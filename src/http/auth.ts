@@ -28,8 +28,8 @@ export interface TenantAuthOptions {
   publishableRateLimitPerMinute: number;
   redis?: Redis;
   redisHealth?: RedisHealth;
-  /** A store a request of this process named: its in-memory indexes are kept warm from then on. */
-  onStoreServed?: (storeId: string) => void;
+  /** A store a write of this process named (any method but GET and HEAD): its in-memory indexes are kept warm from then on. */
+  onStoreWritten?: (storeId: string) => void;
 }
 
 const SHOPPER_ENDPOINTS =
@@ -118,7 +118,7 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
         request.auth!.workspaceId,
         (request.query as { store_uuid?: string }).store_uuid ?? '',
       ));
-    options.onStoreServed?.(request.store.id);
+    if (request.method !== 'GET' && request.method !== 'HEAD') options.onStoreWritten?.(request.store.id);
   });
 }
 

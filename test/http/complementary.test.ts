@@ -248,3 +248,37 @@ describeEachDialect('complete the look across more stores than the budget holds'
     }
   });
 });
+
+// Which stores a process keeps warm: those it wrote to or answered complete the look for, not those
+// it only read (a search of a cold store among thousands would build its index in the background).
+describeEachDialect('complete the look kept warm after writes, not after reads', (ctx) => {
+  it('builds in the background the index of a store written here, not of one only searched here', async () => {
+    const t = ctx();
+    const read = await t.container.stores.createStore({ workspaceName: 'Read', name: 'Read' });
+    await t.container.products.upsertProducts(await t.container.stores.getStore(read.store_uuid), CATALOG);
+    const searched = await t.request({
+      url: `/v1/search?store_uuid=${read.store_uuid}&query=shirt`,
+      token: read.api_token,
+    });
+    assert.equal(searched.statusCode, 200);
+    const written = await t.request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${t.store.store_uuid}`,
+      payload: CATALOG,
+    });
+    assert.equal(written.statusCode, 200, written.body);
+    const { complements } = t.container;
+    complements.worker.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 600)); // two passes, every 250 ms
+    } finally {
+      await complements.worker.stop();
+    }
+    assert.ok(complements.indexState(t.store.store_uuid), 'the store written here is kept warm');
+    assert.equal(
+      complements.indexState(read.store_uuid),
+      undefined,
+      'the store only searched here waits for its first request',
+    );
+  });
+});

@@ -46,7 +46,7 @@ export class ComplementsService {
   /** Each store's complement pins and the version they were read at (see #pinsOf). */
   readonly #pins = new Map<string, { version: number; pins: Map<string, string[]> }>();
   /**
-   * The stores this process has answered complete the look for: only theirs are kept warm. A store
+   * The stores this process has answered complete the look for or written to: only theirs are kept warm. A store
    * nobody asks for here (every store at start, the quiet tenants of a thousand) costs neither
    * memory nor CPU until its first request builds its index.
    */
@@ -115,9 +115,11 @@ export class ComplementsService {
   }
 
   /**
-   * Keeps a store's index warm in this process from now on (any request of this process named it: a
-   * catalog being imported here is asked to complete the look here next). Stores this process never
-   * served are built on their first request, so a process serving a few of many stores holds those.
+   * Keeps a store's index warm in this process from now on: a write of this process named it (a
+   * catalog being imported here is asked to complete the look here next). A store only read here
+   * (searched, listed) is built on its first complete-the-look request: warming it on a search cost
+   * a cold store's next requests in this process the whole build (a store of 2,000 products: 20–80 ms
+   * of blocked event loop at a thousand stores).
    */
   want(storeId: string) {
     this.#wanted.add(storeId);
