@@ -238,6 +238,12 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
       );
     }
     const coldMs = cold.map((c) => c.ms).sort((a, b) => a - b);
+    const slowest = cold
+      .map((c, position) => ({ ...c, position }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5)
+      .map((c) => `#${c.position + 1} ${fmt(c.ms)} ms (server ${fmt(c.server)} ms)`);
+    console.log(`tenants.bench: ${engine} slowest cold searches: ${slowest.join(', ')}`);
     console.log(
       `tenants.bench: ${engine} cold first search p50 ${fmt(percentile(coldMs, 0.5))} ms, p99 ${fmt(percentile(coldMs, 0.99))} ms, max ${fmt(coldMs[coldMs.length - 1])} ms; group RSS at start ${fmt(idleRss)} MB`,
     );

@@ -33,18 +33,15 @@ export async function startServer(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  // Clustered (`--processes N`), process 0 speaks for all of them.
-  if (PROCESS_INDEX === 0) {
-    const processes = isClusterWorker() ? `, ${process.env.VITRINE_PROCESS_COUNT ?? '?'} API processes` : '';
-    print(`Vitrine serving the catalog API on ${url} (database ${container.storage.description}${processes})`);
-    print(
-      `Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`,
-    );
-    print(
-      `Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`,
-    );
-  }
-  reportReady();
+  const banner = [
+    `Vitrine serving the catalog API on ${url} (database ${container.storage.description}${isClusterWorker() ? `, ${process.env.VITRINE_PROCESS_COUNT ?? '?'} API processes` : ''})`,
+    `Create a store and its API token: npx vitrine store create --workspace-name "My Company" --name "My Store" --json`,
+    `Then: curl -H "Authorization: Bearer <api_token>" "${url}/v1/stores?store_uuid=<store_uuid>"   (API docs: ${url}/docs)`,
+  ];
+  // Clustered (`--processes N`), process 0's banner is printed by the primary once every API process
+  // listens: until then the first requests all land on the processes already up, beside the others' start.
+  if (!isClusterWorker()) banner.forEach((line) => print(line));
+  reportReady(PROCESS_INDEX === 0 ? banner : undefined);
   // Which workers run here is the role table's (src/jobs/worker-roles.ts): the shared work in the
   // first API process, in-memory indexes in every one; --no-worker leaves embedding to `vitrine worker`.
   await container.workers.start(

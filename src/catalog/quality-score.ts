@@ -5,6 +5,23 @@ import { resolveAudience } from './vocabulary/audiences.js';
 import { resolveColour } from './vocabulary/colours.js';
 
 /**
+ * Whether the vocabulary places a label, remembered: a catalog repeats a few hundred colours and
+ * departments over all its products, and a listing scores every product when a store is first read.
+ */
+const PLACED_COLOURS = new Map<string, boolean>();
+const PLACED_DEPARTMENTS = new Map<string, boolean>();
+const PLACED_LABELS_KEPT = 20_000;
+
+function placed(known: Map<string, boolean>, label: string, resolve: (label: string) => { how: string }): boolean {
+  let answer = known.get(label);
+  if (answer === undefined) {
+    if (known.size >= PLACED_LABELS_KEPT) known.clear();
+    known.set(label, (answer = resolve(label).how !== 'unplaced'));
+  }
+  return answer;
+}
+
+/**
  * A product's content quality, 0 to 1, from its own fields only (no events): what a shopper sees
  * before deciding. Parts (they sum to 1):
  *   images        0.25 × min(images, 4) / 4
@@ -29,8 +46,8 @@ export function qualityScoreOf(attributes: Record<string, unknown>): number {
   if (text('Description').length >= 20) score += 0.15;
   if (text('Category') !== '') score += 0.1;
   const colour = text('Colour');
-  if (colour !== '' && resolveColour(colour).how !== 'unplaced') score += 0.1;
+  if (colour !== '' && placed(PLACED_COLOURS, colour, resolveColour)) score += 0.1;
   const department = text('Department');
-  if (department !== '' && resolveAudience(department).how !== 'unplaced') score += 0.1;
+  if (department !== '' && placed(PLACED_DEPARTMENTS, department, resolveAudience)) score += 0.1;
   return Math.round(score * 1000) / 1000;
 }

@@ -59,12 +59,13 @@ export interface PeerMessage {
   payload: string;
 }
 export type ClusterMessage =
-  | RateLimitRequest
-  | MetricsRequest
-  | LockRequest
-  | PeerMessage
-  | { type: 'vitrine:write-unlock' }
-  | { type: 'vitrine:ready' };
+  RateLimitRequest | MetricsRequest | LockRequest | PeerMessage | { type: 'vitrine:write-unlock' } | ReadyMessage;
+
+/** An API process listens; process 0 hands over the start-up banner, printed once all of them listen. */
+export interface ReadyMessage {
+  type: 'vitrine:ready';
+  banner?: string[];
+}
 
 let nextId = 0;
 const pending = new Map<number, (answer: RateLimitAnswer | MetricsAnswer | LockAnswer) => void>();
@@ -121,7 +122,7 @@ export function ask<A extends RateLimitAnswer | MetricsAnswer | LockAnswer>(
   });
 }
 
-/** Tells the primary this API process listens. */
-export function reportReady() {
-  if (cluster.isWorker) process.send!({ type: 'vitrine:ready' });
+/** Tells the primary this API process listens (process 0 with the banner the primary prints). */
+export function reportReady(banner?: string[]) {
+  if (cluster.isWorker) process.send!({ type: 'vitrine:ready', banner } satisfies ReadyMessage);
 }

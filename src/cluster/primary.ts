@@ -61,6 +61,8 @@ export async function runPrimary(
   };
   let stopping = false;
   let exitCode = 0;
+  let banner: string[] | undefined;
+  let announced = false;
 
   const stopAll = (code: number) => {
     if (stopping) return;
@@ -85,8 +87,15 @@ export async function runPrimary(
     const worker = cluster.fork({ VITRINE_PROCESS_INDEX: String(index) });
     workers.set(worker, { index, ready: false });
     worker.on('message', (message: ClusterMessage) => {
-      if (message?.type === 'vitrine:ready') workers.get(worker)!.ready = true;
-      else if (message?.type === 'vitrine:write-lock') {
+      if (message?.type === 'vitrine:ready') {
+        workers.get(worker)!.ready = true;
+        banner ??= message.banner;
+        // Once, when every API process listens: the operator's (and a test's) signal that all serve.
+        if (banner && !announced && [...workers.values()].filter((w) => w.ready).length === processes) {
+          announced = true;
+          for (const line of banner) process.stdout.write(`${line}\n`);
+        }
+      } else if (message?.type === 'vitrine:write-lock') {
         waiting.push({ worker, id: message.id });
         if (!holder) grantNext();
       } else if (message?.type === 'vitrine:write-unlock') {

@@ -37,6 +37,9 @@ export interface JobLog {
 
 export const SILENT_JOB_LOG: JobLog = { info() {}, error() {} };
 
+/** When a housekeeping worker (pruning) first runs after a process starts. */
+export const HOUSEKEEPING_FIRST_RUN_MS = 60_000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What every worker counts for its status: runs, failures and the last failure. */
@@ -70,10 +73,13 @@ export class RunCounters {
 
 /**
  * A worker that runs `tick` every `intervalMs` and whenever woken, never twice at once (a wake
- * during a run makes one more run right after it).
+ * during a run makes one more run right after it). Its first run is at start, or `firstRunAfterMs`
+ * later: housekeeping (pruning) waits, so a restarted process answers its first requests first.
  */
 export class PollingWorker implements BackgroundWorker {
   #timer: NodeJS.Timeout | undefined;
+  #first: NodeJS.Timeout | undefined;
+  readonly #firstRunAfterMs: number;
   #busy = false;
   #again = false;
   readonly #counters = new RunCounters();
@@ -83,7 +89,10 @@ export class PollingWorker implements BackgroundWorker {
     private readonly intervalMs: number,
     private readonly tick: () => Promise<unknown>,
     private readonly onError: WorkerErrorLog = () => {},
-  ) {}
+    options: { firstRunAfterMs?: number } = {},
+  ) {
+    this.#firstRunAfterMs = options.firstRunAfterMs ?? 0;
+  }
 
   start() {
     if (this.#timer) return;
@@ -93,7 +102,11 @@ export class PollingWorker implements BackgroundWorker {
       if (!this.#busy) this.#run();
     }, this.intervalMs);
     this.#timer.unref();
-    this.#run();
+    if (this.#firstRunAfterMs === 0) return this.#run();
+    this.#first = setTimeout(() => {
+      if (!this.#busy) this.#run();
+    }, this.#firstRunAfterMs);
+    this.#first.unref();
   }
 
   wake() {
@@ -124,6 +137,7 @@ export class PollingWorker implements BackgroundWorker {
 
   async stop() {
     if (this.#timer) clearInterval(this.#timer);
+    clearTimeout(this.#first);
     this.#timer = undefined;
     while (this.#busy) await sleep(10);
   }

@@ -107,6 +107,23 @@ describe('background workers', () => {
     assert.equal(registry.status()[0].runs, 2);
   });
 
+  it('waits firstRunAfterMs before its first run (housekeeping after a start), and a stop cancels it', async () => {
+    let runs = 0;
+    const later = new PollingWorker('test.later', 60_000, async () => void runs++, undefined, { firstRunAfterMs: 30 });
+    later.start();
+    assert.equal(runs, 0, 'not at start');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(runs, 1, 'after the delay');
+    await later.stop();
+    const stopped = new PollingWorker('test.stopped', 60_000, async () => void runs++, undefined, {
+      firstRunAfterMs: 30,
+    });
+    stopped.start();
+    await stopped.stop();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(runs, 1, 'a stopped worker never runs');
+  });
+
   it('records a failed run and keeps working', async () => {
     const errors: string[] = [];
     let fail = true;

@@ -1,6 +1,12 @@
 import type { StorageHandle } from '../../storage/database.js';
 import type { ChangeFeed } from '../../storage/change-feed.js';
-import { PollingWorker, SILENT_JOB_LOG, type JobLog, type WorkerErrorLog } from '../../jobs/workers.js';
+import {
+  HOUSEKEEPING_FIRST_RUN_MS,
+  PollingWorker,
+  SILENT_JOB_LOG,
+  type JobLog,
+  type WorkerErrorLog,
+} from '../../jobs/workers.js';
 import { GoneError, InvalidInputError } from '../../errors.js';
 import type { Store } from '../stores/store.js';
 import { PUBLIC_ENTITIES, isPublic, toEvent, type ChangeEvent } from './change-events.js';
@@ -38,6 +44,7 @@ export class ChangesService {
       options.pruneIntervalMs ?? 10 * 60_000,
       () => this.pruneAll(),
       options.onError,
+      { firstRunAfterMs: HOUSEKEEPING_FIRST_RUN_MS },
     );
   }
 

@@ -18,7 +18,7 @@ import {
   type ProductAnalytics,
   type SearchAnalytics,
 } from './analytics.js';
-import { PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
+import { HOUSEKEEPING_FIRST_RUN_MS, PollingWorker, type WorkerErrorLog } from '../../jobs/workers.js';
 
 export interface EventsAnswer {
   accepted: number;
@@ -60,7 +60,9 @@ export class EventsService {
       refreshMs: deps.signalsRefreshMs,
     });
     this.#tastes = new ShopperTastes({ storage: deps.storage, halfLifeHours: deps.trendHalfLifeHours });
-    this.pruner = new PollingWorker('events.prune', 60 * 60_000, () => this.prune(), deps.onError);
+    this.pruner = new PollingWorker('events.prune', 60 * 60_000, () => this.prune(), deps.onError, {
+      firstRunAfterMs: HOUSEKEEPING_FIRST_RUN_MS,
+    });
   }
 
   /** Drops events and counters older than the retention, every store at once. */

@@ -72,7 +72,9 @@ export class TaggingService {
       onError?: WorkerErrorLog;
     },
   ) {
-    this.autoApplier = new PollingWorker('tagging.auto_apply', 10_000, () => this.autoApplyAll(), deps.onError);
+    this.autoApplier = new PollingWorker('tagging.auto_apply', 10_000, () => this.autoApplyAll(), deps.onError, {
+      firstRunAfterMs: 10_000,
+    });
   }
 
   /** Every suggestion of a store, most confident first (kept while the catalog and the reviews stand). */
