@@ -53,10 +53,13 @@ async function releaseDeadLocalLeases(storage: StorageHandle, queue: LeaseQueue,
   const key = `${storage.description}|${queue.table}`;
   if (Date.now() - (lastReclaim.get(key) ?? 0) < RECLAIM_EVERY_MS) return;
   lastReclaim.set(key, Date.now());
+  // `until IS NOT NULL` first: only leased rows, the images table's partial index (migration 0023).
   const { rows } = await sql<{
     owner: string;
   }>`SELECT DISTINCT ${ownerOf(queue)} AS owner FROM ${sql.table(queue.table)}
-    WHERE ${untilOf(queue)} >= ${now} AND ${ownerOf(queue)} LIKE ${LOCAL_OWNER_PATTERN}`.execute(storage.db);
+    WHERE ${untilOf(queue)} IS NOT NULL AND ${untilOf(queue)} >= ${now} AND ${ownerOf(queue)} LIKE ${LOCAL_OWNER_PATTERN}`.execute(
+    storage.db,
+  );
   for (const { owner } of rows) if (isDeadLocalOwner(owner)) await releaseLeases(storage, queue, owner);
 }
 
@@ -107,9 +110,9 @@ export async function renewLease(
 
 /** Gives up every lease a worker holds in a queue (it is stopping): the jobs are claimed again at once. */
 export async function releaseLeases(storage: StorageHandle, queue: LeaseQueue, workerId: string) {
-  await sql`UPDATE ${sql.table(queue.table)} SET ${untilOf(queue)} = NULL WHERE ${ownerOf(queue)} = ${workerId}`.execute(
-    storage.db,
-  );
+  // A lease already given up has no expiry: only held ones are read (the partial index of migration 0023).
+  await sql`UPDATE ${sql.table(queue.table)} SET ${untilOf(queue)} = NULL
+    WHERE ${untilOf(queue)} IS NOT NULL AND ${ownerOf(queue)} = ${workerId}`.execute(storage.db);
 }
 
 /** Gives up one job's lease (its run ended): claimable again at once. */
