@@ -46,9 +46,9 @@ export class ComplementsService {
   /** Each store's complement pins and the version they were read at (see #pinsOf). */
   readonly #pins = new Map<string, { version: number; pins: Map<string, string[]> }>();
   /**
-   * The stores this process has answered complete the look for or written to: only theirs are kept warm. A store
-   * nobody asks for here (every store at start, the quiet tenants of a thousand) costs neither
-   * memory nor CPU until its first request builds its index.
+   * The stores this process has answered complete the look for or written to: only theirs are kept
+   * warm. A store nobody asks for here (every store at start, the quiet tenants of a thousand) costs
+   * neither memory nor CPU until its first request builds its index.
    */
   readonly #wanted = new Set<string>();
   /** Keeps the indexes of the stores this process serves warm as their catalog moves, so no request pays for a catch-up. */
