@@ -23,6 +23,7 @@ import * as storeLanguage from './migrations/0020-store-language.js';
 import * as tagging from './migrations/0021-tagging.js';
 import { eventDayStampsMigration } from './migrations/0022-event-day-stamps.js';
 import * as imageLeases from './migrations/0023-image-leases.js';
+import * as imageModels from './migrations/0024-image-models.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -51,6 +52,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0021-tagging': tagging,
     '0022-event-day-stamps': eventDayStampsMigration(dialect),
     '0023-image-leases': imageLeases,
+    '0024-image-models': imageModels,
   };
 }
 

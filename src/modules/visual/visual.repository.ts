@@ -157,7 +157,8 @@ export async function requeueOtherModels(db: Db, model: string): Promise<number>
     .updateTable('images')
     .set({ state: 'pending', attempts: 0, run_after: new Date().toISOString() })
     .where('state', '=', 'indexed')
-    .where('model', '<>', model)
+    // Two ranges of images_model_idx (migration 0024) rather than `<>`, which reads every indexed image.
+    .where((eb) => eb.or([eb('model', '<', model), eb('model', '>', model)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
