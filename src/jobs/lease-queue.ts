@@ -53,13 +53,11 @@ async function releaseDeadLocalLeases(storage: StorageHandle, queue: LeaseQueue,
   const key = `${storage.description}|${queue.table}`;
   if (Date.now() - (lastReclaim.get(key) ?? 0) < RECLAIM_EVERY_MS) return;
   lastReclaim.set(key, Date.now());
-  // `until IS NOT NULL` first: only leased rows, the images table's partial index (migration 0023).
+  // `until >= now` reads only leased rows: the images table's partial index (migration 0023) on both engines.
   const { rows } = await sql<{
     owner: string;
   }>`SELECT DISTINCT ${ownerOf(queue)} AS owner FROM ${sql.table(queue.table)}
-    WHERE ${untilOf(queue)} IS NOT NULL AND ${untilOf(queue)} >= ${now} AND ${ownerOf(queue)} LIKE ${LOCAL_OWNER_PATTERN}`.execute(
-    storage.db,
-  );
+    WHERE ${untilOf(queue)} >= ${now} AND ${ownerOf(queue)} LIKE ${LOCAL_OWNER_PATTERN}`.execute(storage.db);
   for (const { owner } of rows) if (isDeadLocalOwner(owner)) await releaseLeases(storage, queue, owner);
 }
 
