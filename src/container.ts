@@ -54,8 +54,8 @@ import { registerWebhooksJobs } from './modules/webhooks/webhooks.jobs.js';
 import { registerChangesJobs } from './modules/changes/changes.jobs.js';
 import { registerEventsJobs } from './modules/events/events.jobs.js';
 
-/** A started process's image lanes first look at a backlog this much later (see ImageWorker's startDelayMs). */
-const IMAGE_WORK_START_DELAY_MS = 3_000;
+/** A started process's image lanes first look at a backlog this much later (see ImageWorker's firstRunAfterMs). */
+const IMAGE_WORK_FIRST_RUN_MS = 3_000;
 
 /** Everything a process needs, wired by hand once (STYLE §2); tests build their own. */
 export interface Container {
@@ -254,7 +254,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     localImage: (url) => media.localImage(url),
     onError: (error) => onError?.('visual.embed', error),
     log: options.jobLog,
-    startDelayMs: IMAGE_WORK_START_DELAY_MS,
+    firstRunAfterMs: IMAGE_WORK_FIRST_RUN_MS,
   });
   const visualIndexes = new VisualIndexes(storage, changeLog, productsRead, imageCatalog, queryVision, {
     indexBytes: share(config.visualIndexBytes),

@@ -20,9 +20,9 @@ function countingQueue() {
 }
 
 describe('image worker start', () => {
-  it('looks at the queue only after startDelayMs, or at once when images are queued here', async () => {
+  it('looks at the queue only after firstRunAfterMs, or at once when images are queued here', async () => {
     const { queue, jobs, vision } = countingQueue();
-    const worker = new ImageWorker(jobs, vision, { allowPrivateFetch: false, lanes: 1, startDelayMs: 60_000 });
+    const worker = new ImageWorker(jobs, vision, { allowPrivateFetch: false, lanes: 1, firstRunAfterMs: 60_000 });
     await worker.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -37,7 +37,7 @@ describe('image worker start', () => {
 
   it('stops at once while it waits out the delay', async () => {
     const { queue, jobs, vision } = countingQueue();
-    const worker = new ImageWorker(jobs, vision, { allowPrivateFetch: false, lanes: 2, startDelayMs: 60_000 });
+    const worker = new ImageWorker(jobs, vision, { allowPrivateFetch: false, lanes: 2, firstRunAfterMs: 60_000 });
     await worker.start();
     const started = Date.now();
     await worker.stop();

@@ -46,7 +46,7 @@ export class ImageWorker implements BackgroundWorker {
        * libraries for a backlog (60-90 ms of its event loop, measured on the first search after a
        * restart at 1,000 stores).
        */
-      startDelayMs?: number;
+      firstRunAfterMs?: number;
       onError?: (error: unknown) => void;
       log?: JobLog;
     },
@@ -85,7 +85,7 @@ export class ImageWorker implements BackgroundWorker {
   }
 
   async #lane() {
-    if (this.options.startDelayMs) await this.#idle(this.options.startDelayMs);
+    if (this.options.firstRunAfterMs) await this.#idle(this.options.firstRunAfterMs);
     while (this.#running) {
       try {
         const claimed = await this.jobs.claim(this.id, BATCH);
