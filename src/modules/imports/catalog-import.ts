@@ -9,9 +9,19 @@ import { InvalidInputError } from '../../errors.js';
 import { suggestMapping } from '../../catalog/header-synonyms.js';
 import type { Store } from '../stores/store.js';
 import type { ProductsService } from '../products/products.service.js';
+import { mappedValue } from '../products/mapping-profile.js';
 import type { ImportFormat } from '../../catalog/import-formats.js';
 
 const BATCH = 2500;
+/**
+ * Rows are read this far ahead and written in product_code order, BATCH at a time. Files come in family
+ * or feed order, random in code order, and each product goes into B-trees keyed by its code (the
+ * primary key, the listing, status and parent indexes): past ~200k products each row of a batch dirtied
+ * a page of each, written to SQLite's log at every commit (21 KB a row at 1M against 8.6 KB at 44k).
+ * Sorted, a batch's rows share pages: a 1M import ran at 21k rows/s instead of 11.5k (BENCHMARKS ›
+ * Scale). 50,000 was no faster and held 60 MB more. Stable: of two rows of a code the last still wins.
+ */
+const SORT_WINDOW = 25_000;
 
 /**
  * CONTRACT §2's summary of an import (rows, inserted, updated, failed, failures, seconds), and what
@@ -95,8 +105,10 @@ export interface ImportOptions {
   encoding?: BufferEncoding;
   /** Called with each rejected row (e.g. to write the --rejects file). */
   onReject?: (reject: Reject) => void;
-  /** Called after each batch with the rows and bytes read so far, and the file's size. */
+  /** Called after each batch with the rows written and bytes read so far, and the file's size. */
   onProgress?: (rows: number, bytesRead: number, totalBytes: number) => void;
+  /** Rows read ahead and written in product_code order (tests set it small); SORT_WINDOW by default. */
+  sortWindow?: number;
 }
 
 /** The most frequent of , ; tab | outside quotes on the header line. */
@@ -249,7 +261,8 @@ async function* jsonRows(source: Readable): AsyncGenerator<Row> {
 
 /**
  * Streams a catalog file through the store's mapping profile and exactly the product write path
- * of POST /v1/products, a transaction per batch of 2,500 rows: memory stays flat whatever the file
+ * of POST /v1/products, a transaction per batch of 2,500 rows (read SORT_WINDOW ahead and written in code
+ * order): memory stays flat whatever the file
  * size, an interruption leaves every row fully imported or not at all, and a re-run completes it.
  */
 export async function importCatalog(
@@ -295,11 +308,17 @@ export async function importCatalog(
         ? ndjsonRows(source)
         : jsonRows(source);
 
-  let batch: Row[] = [];
+  // The rows read ahead, up to sortWindow.
+  const sortWindow = options.sortWindow ?? SORT_WINDOW;
+  let window: Row[] = [];
   // The first row's field names: a suggested mapping when no row is accepted.
   let columns: string[] | undefined;
-  const flush = async () => {
-    if (batch.length === 0) return;
+  const profile = store.mappingProfile;
+  const codeOf = (row: Row) => {
+    const code = profile ? mappedValue(profile, row.item!, 'product_code') : row.item!.product_code;
+    return typeof code === 'string' ? code : typeof code === 'number' ? String(code) : '';
+  };
+  const writeBatch = async (batch: Row[]) => {
     const result = await products.importBatch(
       store,
       batch.map((row) => row.item!),
@@ -315,26 +334,42 @@ export async function importCatalog(
       summary.statuses[item.status] = (summary.statuses[item.status] ?? 0) + 1;
       for (const reason of item.problems) summary.problems[reason] = (summary.problems[reason] ?? 0) + 1;
     }
-    for (const failure of result.error_info) {
+    return result.error_info.map((failure) => {
       const row = batch[failure.index];
-      reject({
+      return {
         line: row.line,
         product_code: failure.product_code || null,
         reason: failure.reason,
         details: failure.details,
         row: row.item,
-      });
+      };
+    });
+  };
+  const flush = async () => {
+    if (window.length === 0) return;
+    const keyed = window.map((row) => ({ row, code: codeOf(row) }));
+    keyed.sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    const sorted = keyed.map((k) => k.row);
+    const read = summary.rows;
+    const failures: Reject[] = [];
+    window = [];
+    for (let at = 0; at < sorted.length; at += BATCH) {
+      const batch = sorted.slice(at, at + BATCH);
+      failures.push(...(await writeBatch(batch)));
+      // Progress counts rows written; the bytes are those read, less the share still ahead in the window.
+      const pending = sorted.length - at - batch.length;
+      options.onProgress?.(read - pending, Math.round((source.bytesRead * (read - pending)) / read), totalBytes);
     }
-    batch = [];
-    options.onProgress?.(summary.rows, source.bytesRead, totalBytes);
+    // The window's rejects in file order, as they were reported before rows were sorted.
+    for (const failure of failures.sort((a, b) => a.line - b.line)) reject(failure);
   };
   try {
     for await (const row of rows) {
       summary.rows++;
       if (!columns && row.item) columns = Object.keys(row.item);
       if (row.reject) reject({ line: row.line, ...row.reject });
-      else batch.push(row);
-      if (batch.length >= BATCH) await flush();
+      else window.push(row);
+      if (window.length >= sortWindow) await flush();
     }
     await flush();
   } finally {

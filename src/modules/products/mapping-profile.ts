@@ -54,3 +54,12 @@ export function applyMapping(profile: MappingProfile, item: Record<string, unkno
   }
   return mapped;
 }
+
+/** The value an item gives the canonical field `canonical` after renaming (as applyMapping: the later name wins). */
+export function mappedValue(profile: MappingProfile, item: Record<string, unknown>, canonical: string): unknown {
+  let value: unknown;
+  for (const name in item) {
+    if ((Object.hasOwn(profile.fields, name) ? profile.fields[name] : name) === canonical) value = item[name];
+  }
+  return value;
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { importCatalog, type Reject } from '../../src/modules/imports/catalog-import.js';
+import type { ProductsService } from '../../src/modules/products/products.service.js';
+import type { Store } from '../../src/modules/stores/store.js';
+
+// A file import reads rows ahead and writes them in product_code order (pages of the code-keyed
+// indexes shared by a batch's rows); what a merchant sees must not change: the last row of a code
+// wins, rejects come in line order, progress reaches every row.
+
+/** The products service's batch write, recorded: each batch's codes and the titles as stored after it. */
+function recordingProducts() {
+  const batches: string[][] = [];
+  const stored = new Map<string, string>();
+  /** Titles in the order they were written. */
+  const writes: string[] = [];
+  const products = {
+    async importBatch(_store: Store, items: Record<string, unknown>[]) {
+      const codes = items.map((item) => String(item.product_code));
+      batches.push(codes);
+      const error_info = [];
+      const results = [];
+      for (const [index, item] of items.entries()) {
+        const code = String(item.product_code);
+        if (code.startsWith('bad')) {
+          error_info.push({ index, product_code: code, reason: 'invalid_product_code', details: 'refused' });
+          continue;
+        }
+        results.push({
+          product_code: code,
+          outcome: stored.has(code) ? ('updated' as const) : ('inserted' as const),
+          status: 'active' as const,
+          problems: [],
+        });
+        stored.set(code, String(item['Product Name']));
+        writes.push(String(item['Product Name']));
+      }
+      return {
+        inserted: 0,
+        updated: 0,
+        unchanged: 0,
+        failed: error_info.length,
+        error_info,
+        warnings: [],
+        items: results,
+      };
+    },
+  } as unknown as ProductsService;
+  return { products, batches, stored, writes };
+}
+
+describe('catalog import order', () => {
+  it('writes each read-ahead window in product_code order (the code as the mapping names it) with the last row of a code winning', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-import-order-'));
+    const file = path.join(dir, 'catalog.ndjson');
+    // Line: code (as the file's "sku"), title. A code twice in one window and once more in the next.
+    const lines: Array<[string | number, string]> = [
+      ['m', 'm1'],
+      ['bad-2', 'x'],
+      ['c', 'c1'],
+      ['a', 'a-first'],
+      [7, 'seven'],
+      ['a', 'a-second'],
+      ['bad-1', 'y'],
+      ['b', 'b1'],
+      ['a', 'a-last'],
+    ];
+    fs.writeFileSync(file, lines.map(([sku, name]) => JSON.stringify({ sku, 'Product Name': name })).join('\n'));
+    const store = { mappingProfile: { fields: { sku: 'product_code' }, required: [] } } as unknown as Store;
+    const { products, batches, stored, writes } = recordingProducts();
+    // The fake reads product_code; the real service maps the fields itself.
+    const mapped = {
+      importBatch: (s: Store, items: Record<string, unknown>[], o: never) =>
+        products.importBatch(
+          s,
+          items.map(({ sku, ...rest }) => ({ product_code: sku, ...rest })),
+          o,
+        ),
+    } as unknown as ProductsService;
+    const rejects: Reject[] = [];
+    const progress: number[] = [];
+    const summary = await importCatalog(mapped, store, file, {
+      format: 'ndjson',
+      sortWindow: 6,
+      onReject: (r) => rejects.push(r),
+      onProgress: (rows) => progress.push(rows),
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+
+    assert.deepEqual(batches, [
+      ['7', 'a', 'a', 'bad-2', 'c', 'm'],
+      ['a', 'b', 'bad-1'],
+    ]);
+    assert.deepEqual(
+      writes.filter((title) => title.startsWith('a-')),
+      ['a-first', 'a-second', 'a-last'],
+      'rows of one code keep their file order (the last wins)',
+    );
+    assert.equal(stored.get('a'), 'a-last');
+    assert.deepEqual(
+      rejects.map((r) => [r.line, r.product_code]),
+      [
+        [2, 'bad-2'],
+        [7, 'bad-1'],
+      ],
+    );
+    assert.equal(summary.rows, 9);
+    assert.equal(summary.failed, 2);
+    assert.equal(progress.at(-1), 9, 'progress ends at every row');
+  });
+});
