@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzerFor } from '../../src/search/analyzer.js';
-import { normalizeLanguage, readingOrder, SUPPORTED_LANGUAGES } from '../../src/languages/languages.js';
+import { normalizeLanguage, perLanguage, readingOrder, SUPPORTED_LANGUAGES } from '../../src/languages/languages.js';
 import { resolveCategoryLabel, conceptOfTitle } from '../../src/catalog/vocabulary/categories.js';
 import { resolveAudience, audienceOfWord } from '../../src/catalog/vocabulary/audiences.js';
 import { familyOfWord, resolveColour } from '../../src/catalog/vocabulary/colours.js';
@@ -22,6 +22,20 @@ describe('catalog languages: text analysis', () => {
     assert.equal(normalizeLanguage('xx'), undefined);
     assert.equal(normalizeLanguage('français'), undefined);
     assert.deepEqual(readingOrder('fr').slice(0, 2), ['fr', 'en']);
+  });
+
+  it("builds a language's tables the first time that language is read, once, and none for English or unknown codes", () => {
+    const built: string[] = [];
+    const table = perLanguage((data) => {
+      built.push(data.code);
+      return { code: data.code };
+    });
+    assert.deepEqual(built, [], 'nothing is built before a language is asked for');
+    assert.equal(table('en'), undefined);
+    assert.equal(table('xx'), undefined);
+    assert.deepEqual(table('fr'), { code: 'fr' });
+    assert.equal(table('fr'), table('fr'));
+    assert.deepEqual(built, ['fr']);
   });
 
   it('English keeps its light plural stemmer exactly', () => {

@@ -1,4 +1,4 @@
-import { OTHER_LANGUAGES, readingOrder } from '../../languages/languages.js';
+import { perLanguage, readingOrder } from '../../languages/languages.js';
 import { labelKey, labelKeyIn, labelWords, labelWordsIn } from './labels.js';
 
 /** The audiences complete the look and search understand. */
@@ -50,16 +50,17 @@ const WHOLE: Record<string, KnownAudience> = {
 const WHOLE_KEYS = new Map(Object.entries(WHOLE).map(([label, audience]) => [labelKey(label), audience]));
 
 /** The other languages' audience words (languages/data), by their key in that language. */
-const WORDS_IN = new Map<string, Map<string, KnownAudience>>([['en', new Map(Object.entries(WORDS))]]);
-for (const data of OTHER_LANGUAGES) {
+const ENGLISH_WORDS = new Map<string, KnownAudience>(Object.entries(WORDS));
+const otherWords = perLanguage((data) => {
   const byKey = new Map<string, KnownAudience>();
   for (const [audience, list] of Object.entries(data.audiences) as Array<[KnownAudience, string]>)
     for (const word of list.split(',')) {
       const key = labelKeyIn(word.trim(), data.code);
       if (key && !byKey.has(key)) byKey.set(key, audience);
     }
-  WORDS_IN.set(data.code, byKey);
-}
+  return byKey;
+});
+const wordsIn = (language: string) => (language === 'en' ? ENGLISH_WORDS : otherWords(language)!);
 const ENGLISH_ORDER = readingOrder('en');
 
 const ADULTS = new Set<string>(['women', 'men', 'unisex']);
@@ -91,7 +92,7 @@ export function resolveAudience(label: string, order: readonly string[] = ENGLIS
   }
   // The store's language first: a whole label, then its words (`Damen & Mädchen`).
   for (const language of order) {
-    const words = WORDS_IN.get(language)!;
+    const words = wordsIn(language);
     const named = language === 'en' ? whole : words.get(labelKeyIn(label, language));
     if (named) return { audience: named, how: 'folded' };
     const found = new Set<KnownAudience>();
@@ -129,7 +130,7 @@ export function audiencesFit(source: string, candidate: string): boolean {
 /** Query words that name an audience, to the word the index carries for it ("ladies" -> "women"). */
 export function audienceOfWord(word: string, order: readonly string[] = ENGLISH_ORDER): KnownAudience | undefined {
   for (const language of order) {
-    const audience = WORDS_IN.get(language)!.get(labelKeyIn(word, language));
+    const audience = wordsIn(language).get(labelKeyIn(word, language));
     if (audience) return audience;
   }
   return undefined;

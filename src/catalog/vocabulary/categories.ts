@@ -1,5 +1,5 @@
 import { stem } from '../../search/analyzer.js';
-import { OTHER_LANGUAGES, readingOrder } from '../../languages/languages.js';
+import { perLanguage, readingOrder, SUPPORTED_LANGUAGES } from '../../languages/languages.js';
 import { DOMAIN_WORDS, GARMENT_VOCABULARY, GENERIC_LABELS, TITLE_STOP_WORDS } from './garments.js';
 import { hasWords, labelKey, labelKeyIn, labelParts, labelWords, labelWordsWithParts } from './labels.js';
 
@@ -77,44 +77,46 @@ interface Lexicon {
 
 const CONCEPT_GROUPS = new Map([...VOCABULARY.byKey.values()].map((entry) => [entry.concept, entry.group]));
 
+const ENGLISH_LEXICON: Lexicon = {
+  language: 'en',
+  byKey: VOCABULARY.byKey,
+  headFirst: false,
+  titleStops: TITLE_STOP_WORDS,
+};
+
 /** The other languages' garment labels (languages/data): each label under the English concept it names. */
-function buildLexicons(): Map<string, Lexicon> {
-  const lexicons = new Map<string, Lexicon>([
-    ['en', { language: 'en', byKey: VOCABULARY.byKey, headFirst: false, titleStops: TITLE_STOP_WORDS }],
-  ]);
-  for (const data of OTHER_LANGUAGES) {
-    const byKey = new Map<string, Entry>();
-    for (const [concept, labels] of Object.entries(data.garments)) {
-      const group = CONCEPT_GROUPS.get(concept);
-      if (!group) {
-        VOCABULARY.conflicts.push(`${data.code}: ${concept} is no garment concept of garments.ts`);
+const otherLexicon = perLanguage((data): Lexicon => {
+  const byKey = new Map<string, Entry>();
+  for (const [concept, labels] of Object.entries(data.garments)) {
+    const group = CONCEPT_GROUPS.get(concept);
+    if (!group) {
+      VOCABULARY.conflicts.push(`${data.code}: ${concept} is no garment concept of garments.ts`);
+      continue;
+    }
+    for (const label of labels.split(',').map((l) => l.trim())) {
+      const key = labelKeyIn(label, data.code);
+      if (!key) continue;
+      const existing = byKey.get(key);
+      if (existing && existing.concept !== concept) {
+        VOCABULARY.conflicts.push(`${data.code} ${label}: ${existing.concept} vs ${concept}`);
         continue;
       }
-      for (const label of labels.split(',').map((l) => l.trim())) {
-        const key = labelKeyIn(label, data.code);
-        if (!key) continue;
-        const existing = byKey.get(key);
-        if (existing && existing.concept !== concept) {
-          VOCABULARY.conflicts.push(`${data.code} ${label}: ${existing.concept} vs ${concept}`);
-          continue;
-        }
-        const entry = existing ?? { concept, group, written: new Set<string>() };
-        entry.written.add(label.toLowerCase());
-        byKey.set(key, entry);
-      }
+      const entry = existing ?? { concept, group, written: new Set<string>() };
+      entry.written.add(label.toLowerCase());
+      byKey.set(key, entry);
     }
-    const titleStops = new Set(
-      (data.titleStops ?? '')
-        .split(/\s+/)
-        .filter(Boolean)
-        .map((w) => labelKeyIn(w, data.code)),
-    );
-    lexicons.set(data.code, { language: data.code, byKey, headFirst: data.headFirst ?? false, titleStops });
   }
-  return lexicons;
-}
+  const titleStops = new Set(
+    (data.titleStops ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((w) => labelKeyIn(w, data.code)),
+  );
+  return { language: data.code, byKey, headFirst: data.headFirst ?? false, titleStops };
+});
 
-const LEXICONS = buildLexicons();
+/** A supported language's lexicon (built the first time it is read); undefined for an unknown code. */
+const lexiconOf = (language: string) => (language === 'en' ? ENGLISH_LEXICON : otherLexicon(language));
 const ENGLISH_ORDER = readingOrder('en');
 const GENERIC = new Map(Object.entries(GENERIC_LABELS).map(([label, group]) => [labelKey(label), group]));
 const DOMAIN = new Map(Object.entries(DOMAIN_WORDS).map(([word, group]) => [stem(word), group]));
@@ -122,12 +124,15 @@ const DOMAIN = new Map(Object.entries(DOMAIN_WORDS).map(([word, group]) => [stem
 const MAX_WORDS = 4;
 
 /** Vocabulary labels that fold to one key but name different concepts (a unit test keeps this empty). */
-export const vocabularyConflicts = (): readonly string[] => VOCABULARY.conflicts;
+export function vocabularyConflicts(): readonly string[] {
+  for (const language of SUPPORTED_LANGUAGES) lexiconOf(language);
+  return VOCABULARY.conflicts;
+}
 /** How many labels (as written, with their plurals) the vocabulary knows. */
 export const vocabularySize = (): number => VOCABULARY.byKey.size;
 
 function lookup(label: string, language = 'en'): CategoryMatch | undefined {
-  const entry = LEXICONS.get(language)?.byKey.get(labelKeyIn(label, language));
+  const entry = lexiconOf(language)?.byKey.get(labelKeyIn(label, language));
   if (!entry) return undefined;
   const how = entry.written.has(label.trim().toLowerCase()) ? 'exact' : 'folded';
   return { concept: entry.concept, group: entry.group, how };
@@ -154,7 +159,7 @@ function passes(order: readonly string[]): string[][] {
  * "t shirt" finds "tshirt".
  */
 export function conceptInWords(words: readonly string[], language = 'en'): Concept | undefined {
-  const lexicon = LEXICONS.get(language)!;
+  const lexicon = lexiconOf(language)!;
   if (lexicon.headFirst) {
     // Romance languages name the product first ("Jupe en jean" is a skirt, "Vestido camisero" a dress).
     for (let start = 0; start < words.length; start++) {
@@ -176,7 +181,7 @@ export function conceptInWords(words: readonly string[], language = 'en'): Conce
 
 /** A label's words in a language, its compounds split where they are no label themselves. */
 function wordsIn(label: string, language: string): string[] {
-  const lexicon = LEXICONS.get(language)!;
+  const lexicon = lexiconOf(language)!;
   return labelWordsWithParts(label, language, (word) => lexicon.byKey.has(word));
 }
 
@@ -249,7 +254,7 @@ function resolveIn(label: string, languages: readonly string[], order: readonly 
 function titleHeadWords(title: string, language: string): string[] {
   const cut = title.split(/\s[-–|]\s|\(|\|/)[0] ?? '';
   const words = wordsIn(cut, language);
-  const stops = LEXICONS.get(language)!.titleStops;
+  const stops = lexiconOf(language)!.titleStops;
   const stop = words.findIndex((w, i) => i > 0 && stops.has(w));
   return stop > 0 ? words.slice(0, stop) : words;
 }

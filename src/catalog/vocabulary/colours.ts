@@ -1,4 +1,4 @@
-import { OTHER_LANGUAGES, readingOrder } from '../../languages/languages.js';
+import { perLanguage, readingOrder } from '../../languages/languages.js';
 import { labelKey, labelKeyIn, labelWords, labelWordsWithParts } from './labels.js';
 
 /** Colour families: what a shopper names ("green") and what the palette rules of complete the look reason about. */
@@ -195,8 +195,7 @@ interface ColourLexicon {
  * neutrality where the word is one (`marine` is navy), else its family's; the words that stem like
  * the first of a list are the family's own names ("noir", "noire", "noires").
  */
-const COLOUR_LEXICONS = new Map<string, ColourLexicon>();
-for (const data of OTHER_LANGUAGES) {
+const colourLexicon = perLanguage((data) => {
   const lexicon: ColourLexicon = { shades: new Map(), families: new Map() };
   for (const [family, list] of Object.entries(data.colours) as Array<[ColourFamily, string]>) {
     const names = list
@@ -212,8 +211,8 @@ for (const data of OTHER_LANGUAGES) {
       if (key === own) lexicon.families.set(key, family);
     }
   }
-  COLOUR_LEXICONS.set(data.code, lexicon);
-}
+  return lexicon;
+});
 const ENGLISH_ORDER = readingOrder('en');
 
 const CHROMATIC = new Set<ColourFamily>(['red', 'pink', 'orange', 'yellow', 'green', 'blue', 'purple']);
@@ -222,9 +221,7 @@ const CHROMATIC = new Set<ColourFamily>(['red', 'pink', 'orange', 'yellow', 'gre
 export function familyOfWord(word: string, order: readonly string[] = ['en']): ColourFamily | undefined {
   for (const language of order) {
     const family =
-      language === 'en'
-        ? englishFamilyOfWord(word)
-        : COLOUR_LEXICONS.get(language)?.families.get(labelKeyIn(word, language));
+      language === 'en' ? englishFamilyOfWord(word) : colourLexicon(language)?.families.get(labelKeyIn(word, language));
     if (family) return family;
   }
   return undefined;
@@ -258,7 +255,7 @@ export function resolveColour(label: string, order: readonly string[] = ENGLISH_
 
 /** A colour label in one of the other languages: the whole label, else its last colour word, with a lightness word. */
 function resolveColourIn(label: string, language: string): ColourResolution | undefined {
-  const lexicon = COLOUR_LEXICONS.get(language)!;
+  const lexicon = colourLexicon(language)!;
   const shade =
     lexicon.shades.get(labelKeyIn(label, language)) ??
     labelWordsWithParts(label, language, (word) => lexicon.shades.has(word))
