@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../storage/database.js';
 import { chunked } from '../../storage/chunks.js';
 import { VISIBLE_STATUSES } from '../../catalog/statuses.js';
@@ -137,12 +137,33 @@ export async function countProducts(db: Db, storeId: string, status?: string): P
 export function listStatuses(
   db: Db,
   storeId: string,
-  page: { status?: string; offset: number; limit: number; after?: string },
+  page: { status?: string; offset: number; limit: number; after?: string; from?: string },
 ) {
   let query = db.selectFrom('products').select(['product_code', 'category', 'status']).where('store_id', '=', storeId);
   if (page.status) query = query.where('status', '=', page.status);
   if (page.after !== undefined) query = query.where('product_code', '>', page.after);
+  if (page.from !== undefined) query = query.where('product_code', '>=', page.from);
   return query.orderBy('product_code').limit(page.limit).offset(page.offset).execute();
+}
+
+/**
+ * The product codes at positions 0, every, 2·every, … of the status listing (all statuses, or one), in
+ * one statement: each step skips `every` entries of the covering index from the previous code.
+ */
+export async function listStatusMarks(db: Db, storeId: string, status: string | undefined, every: number) {
+  const withStatus = status === undefined ? sql`` : sql`AND status = ${status}`;
+  const { rows } = await sql<{ code: string | null }>`
+    WITH RECURSIVE marks(code) AS (
+      SELECT min(product_code) FROM products WHERE store_id = ${storeId} ${withStatus}
+      UNION ALL
+      SELECT (
+        SELECT product_code FROM products
+        WHERE store_id = ${storeId} ${withStatus} AND product_code > marks.code
+        ORDER BY product_code LIMIT 1 OFFSET ${every - 1}
+      ) FROM marks WHERE marks.code IS NOT NULL
+    )
+    SELECT code FROM marks WHERE code IS NOT NULL`.execute(db);
+  return rows.map((row) => row.code!);
 }
 
 export interface ProductFilter {
