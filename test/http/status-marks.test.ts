@@ -25,7 +25,7 @@ describeEachDialect('status listing from marks', (ctx) => {
     const codes = Array.from({ length: 230 }, (_, i) => i * 3);
     await write(codes, (code) => ({ Status: statuses[(code / 3) % 3] }));
     const { storage } = ctx().container;
-    const store = (await ctx().container.stores.getStore(ctx().store.store_uuid))!;
+    const store = await ctx().container.stores.getStore(ctx().store.store_uuid);
     const pages = async (queries: ProductQueries, status?: string) => {
       const all = [];
       for (let offset = 0; offset <= 240; offset += 11)
@@ -36,12 +36,15 @@ describeEachDialect('status listing from marks', (ctx) => {
     const marked = new ProductQueries(storage, new SeqCache('marks'), { every: 7, from: 10 });
     for (const status of [undefined, 'new', 'inactive']) {
       const expected = await pages(plain(), status);
-      assert.ok(expected.some((page) => page.length > 0), `status ${status ?? 'any'} lists products`);
+      assert.ok(
+        expected.some((page) => page.length > 0),
+        `status ${status ?? 'any'} lists products`,
+      );
       assert.deepEqual(await pages(marked, status), expected, `status ${status ?? 'any'}`);
     }
     // Codes between the kept ones move every later product's position: the next read is of the new catalog.
     await write([1, 2, 4, 5], () => ({ Status: 'new' }));
-    const after = (await ctx().container.stores.getStore(ctx().store.store_uuid))!;
+    const after = await ctx().container.stores.getStore(ctx().store.store_uuid);
     assert.notEqual(after.changeSeq, store.changeSeq);
     const page = async (queries: ProductQueries) =>
       (await queries.statusListing(after, { offset: 100, limit: 13 })).data;
