@@ -38,12 +38,15 @@ import { eventsAdminRoutes, eventsRoutes } from './modules/events/events.routes.
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.js';
 import { clientErrorHandler, frameworkErrors, registerRequestGuards } from './http/request-guards.js';
 import { MAX_PARAM_LENGTH } from './catalog/limits.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 
 // A caller's request id is echoed when it is a plausible id; anything else gets a fresh UUID.
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
+  /** Compile every response serializer at start (a test checks every response schema compiles). */
+  eagerSerializers?: boolean;
 }
 
 /** Builds the HTTP application over a container; never listens (server.ts does). */
@@ -65,6 +68,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     },
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
+    ...(options.eagerSerializers ? {} : { schemaController: lazySerializers() }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createContainer } from '../../src/container.js';
+import { openTestStorage } from '../helpers/test-app.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+
+// Response serializers are compiled when a route first answers (src/http/lazy-serializers.ts), so a
+// response schema fast-json-stringify cannot compile would only fail at that answer. Compiled all at
+// once here: every route's every response schema compiles.
+describe('response schemas', () => {
+  it('every response schema of every route compiles', async () => {
+    const storage = await openTestStorage('sqlite');
+    await migrateToLatest(storage);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-schemas-'));
+    const container = createContainer(loadConfig({}, { logLevel: 'silent', dataDir, databaseUrl: 'sqlite::memory:' }), {
+      storage,
+    });
+    try {
+      const app = await buildApp(container, { logger: false, eagerSerializers: true });
+      await app.ready();
+      assert.ok(app.printRoutes().length > 0);
+      await app.close();
+    } finally {
+      await container.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
