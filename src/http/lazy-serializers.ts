@@ -15,7 +15,7 @@ export function lazySerializers(): NonNullable<FastifyServerOptions['schemaContr
   return {
     compilersFactory: {
       buildSerializer: (externalSchemas: unknown, serializerOptions: unknown) => {
-        const compile = eager(externalSchemas as never, serializerOptions as never);
+        const compile = eager(externalSchemas, serializerOptions as never);
         return (route: Parameters<typeof compile>[0]) => {
           let serialize: ((data: unknown) => string) | undefined;
           return (data: unknown) => (serialize ??= compile(route) as (data: unknown) => string)(data);
