@@ -18,8 +18,9 @@ const BATCH = 2500;
  * or feed order, random in code order, and each product goes into B-trees keyed by its code (the
  * primary key, the listing, status and parent indexes): past ~200k products each row of a batch dirtied
  * a page of each, written to SQLite's log at every commit (21 KB a row at 1M against 8.6 KB at 44k).
- * Sorted, a batch's rows share pages: a 1M import ran at 21k rows/s instead of 11.5k (BENCHMARKS ›
- * Scale). 50,000 was no faster and held 60 MB more. Stable: of two rows of a code the last still wins.
+ * Sorted, a batch's rows share pages: a 1M import wrote 11 GB instead of 21 and ran at 16.1k rows/s instead
+ * of 12.0k in the same hour (BENCHMARKS › Scale). 50,000 was no faster and held 60 MB more. Stable: of
+ * two rows of a code the last still wins.
  */
 const SORT_WINDOW = 25_000;
 
@@ -261,9 +262,9 @@ async function* jsonRows(source: Readable): AsyncGenerator<Row> {
 
 /**
  * Streams a catalog file through the store's mapping profile and exactly the product write path
- * of POST /v1/products, a transaction per batch of 2,500 rows (read SORT_WINDOW ahead and written in code
- * order): memory stays flat whatever the file
- * size, an interruption leaves every row fully imported or not at all, and a re-run completes it.
+ * of POST /v1/products, a transaction per batch of 2,500 rows (read SORT_WINDOW ahead, written in code
+ * order): memory stays flat whatever the file size, an interruption leaves every row fully imported or
+ * not at all, and a re-run completes it.
  */
 export async function importCatalog(
   products: ProductsService,
@@ -353,15 +354,18 @@ export async function importCatalog(
     const read = summary.rows;
     const failures: Reject[] = [];
     window = [];
-    for (let at = 0; at < sorted.length; at += BATCH) {
-      const batch = sorted.slice(at, at + BATCH);
-      failures.push(...(await writeBatch(batch)));
-      // Progress counts rows written; the bytes are those read, less the share still ahead in the window.
-      const pending = sorted.length - at - batch.length;
-      options.onProgress?.(read - pending, Math.round((source.bytesRead * (read - pending)) / read), totalBytes);
+    try {
+      for (let at = 0; at < sorted.length; at += BATCH) {
+        const batch = sorted.slice(at, at + BATCH);
+        failures.push(...(await writeBatch(batch)));
+        // Progress counts rows written; the bytes are those read, less the share still ahead in the window.
+        const pending = sorted.length - at - batch.length;
+        options.onProgress?.(read - pending, Math.round((source.bytesRead * (read - pending)) / read), totalBytes);
+      }
+    } finally {
+      // The window's rejects in file order (those of the batches written, should a later one fail).
+      for (const failure of failures.sort((a, b) => a.line - b.line)) reject(failure);
     }
-    // The window's rejects in file order, as they were reported before rows were sorted.
-    for (const failure of failures.sort((a, b) => a.line - b.line)) reject(failure);
   };
   try {
     for await (const row of rows) {
