@@ -8,7 +8,7 @@ import { SeqCache } from '../../src/storage/seq-cache.js';
 // Deep pages of the status listing start at the nearest kept code ("mark") instead of stepping over
 // every product before them. The pages must be exactly those of a plain OFFSET, for every offset,
 // with and without a status, and follow a write at once.
-describeEachDialect('status listing from marks', (ctx) => {
+describeEachDialect('status listing and products from marks', (ctx) => {
   const statuses = ['new', 'inactive', 'draft'];
   const write = async (codes: number[], extra: (i: number) => Record<string, unknown>) => {
     for (let at = 0; at < codes.length; at += 100) {
@@ -34,6 +34,13 @@ describeEachDialect('status listing from marks', (ctx) => {
     };
     const plain = () => new ProductQueries(storage, new SeqCache('plain', 0), { every: 7, from: Infinity });
     const marked = new ProductQueries(storage, new SeqCache('marks'), { every: 7, from: 10 });
+    // Full products (GET /v1/products) page the same way when nothing but a status narrows them.
+    const products = async (queries: ProductQueries, status?: string) => {
+      const all = [];
+      for (let offset = 0; offset <= 240; offset += 17)
+        all.push((await queries.listProducts(store, { status, offset, limit: 9 })).products);
+      return all;
+    };
     for (const status of [undefined, 'new', 'inactive']) {
       const expected = await pages(plain(), status);
       assert.ok(
@@ -41,6 +48,7 @@ describeEachDialect('status listing from marks', (ctx) => {
         `status ${status ?? 'any'} lists products`,
       );
       assert.deepEqual(await pages(marked, status), expected, `status ${status ?? 'any'}`);
+      assert.deepEqual(await products(marked, status), await products(plain(), status), `products ${status ?? 'any'}`);
     }
     // Codes between the kept ones move every later product's position: the next read is of the new catalog.
     await write([1, 2, 4, 5], () => ({ Status: 'new' }));
@@ -49,5 +57,8 @@ describeEachDialect('status listing from marks', (ctx) => {
     const page = async (queries: ProductQueries) =>
       (await queries.statusListing(after, { offset: 100, limit: 13 })).data;
     assert.deepEqual(await page(marked), await page(plain()));
+    const full = async (queries: ProductQueries) =>
+      (await queries.listProducts(after, { offset: 100, limit: 9 })).products;
+    assert.deepEqual(await full(marked), await full(plain()));
   });
 });

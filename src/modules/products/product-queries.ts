@@ -130,7 +130,10 @@ export class ProductQueries {
         : narrowed
           ? repo.countFilteredProducts(this.storage.db, store.id, page)
           : this.#total(store, page.status),
-      repo.listProducts(this.storage.db, store.id, page),
+      // The whole catalog or one status is the status listing's order: deep pages start from its marks.
+      (narrowed || page.codes ? Promise.resolve({ offset: page.offset }) : this.#fromMark(store, page)).then((start) =>
+        repo.listProducts(this.storage.db, store.id, { ...page, ...start }),
+      ),
     ]);
     return this.#withProblems(store, rows, total ?? rows.length);
   }

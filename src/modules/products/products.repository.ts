@@ -216,8 +216,14 @@ export async function countFilteredProducts(db: Db, storeId: string, filter: Pro
   return Number(row.n);
 }
 
-export function listProducts(db: Db, storeId: string, page: ProductFilter & { offset: number; limit: number }) {
-  return filteredProducts(db, storeId, page)
+export function listProducts(
+  db: Db,
+  storeId: string,
+  page: ProductFilter & { offset: number; limit: number; from?: string },
+) {
+  let query = filteredProducts(db, storeId, page);
+  if (page.from !== undefined) query = query.where('product_code', '>=', page.from);
+  return query
     .select(['product_code', 'status', 'attributes', 'created_at', 'updated_at'])
     .orderBy('product_code')
     .limit(page.limit)
