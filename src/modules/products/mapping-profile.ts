@@ -49,17 +49,18 @@ export function parseMappingProfile(input: unknown): MappingProfile {
 /** Renames one incoming item's fields to canonical names. When two incoming names map to one field, the later wins. */
 export function applyMapping(profile: MappingProfile, item: Record<string, unknown>): Record<string, unknown> {
   const mapped: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(item)) {
-    mapped[Object.hasOwn(profile.fields, name) ? profile.fields[name] : name] = value;
-  }
+  for (const [name, value] of Object.entries(item)) mapped[canonicalName(profile, name)] = value;
   return mapped;
+}
+
+/** The canonical name an incoming field name is renamed to (itself when the profile does not name it). */
+function canonicalName(profile: MappingProfile, name: string): string {
+  return Object.hasOwn(profile.fields, name) ? profile.fields[name] : name;
 }
 
 /** The value an item gives the canonical field `canonical` after renaming (as applyMapping: the later name wins). */
 export function mappedValue(profile: MappingProfile, item: Record<string, unknown>, canonical: string): unknown {
   let value: unknown;
-  for (const name in item) {
-    if ((Object.hasOwn(profile.fields, name) ? profile.fields[name] : name) === canonical) value = item[name];
-  }
+  for (const name in item) if (canonicalName(profile, name) === canonical) value = item[name];
   return value;
 }
