@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { chunked } from '../storage/chunks.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
-import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js';
+import type { IndexedDoc, MatchMode, SearchOptions, TextHit, TextIndex } from './text-index.js';
 
 // ts_rank weights in {D, C, B, A} order: title A, category B, other C (category above title, as
 // measured), the vocabulary's concepts D (least, so a product's own words rank first).
@@ -88,11 +88,20 @@ export class PostgresTextIndex implements TextIndex {
     return Number(rows[0]?.n ?? 0);
   }
 
-  async search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]> {
+  async search(
+    storeId: string,
+    plan: QueryPlan,
+    mode: MatchMode,
+    limit: number,
+    options: SearchOptions = {},
+  ): Promise<TextHit[]> {
+    const every = Math.floor(options.sampleEvery ?? 1);
+    // No row number here: a hash of the code spreads the sample as evenly.
+    const sample = every > 1 ? sql`AND abs(hashtext(product_code)) % ${every} = 0` : sql``;
     const { rows } = await sql<{ product_code: string; title_terms: string; rank: number }>`
       SELECT product_code, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank
       FROM search_docs, to_tsquery('simple', ${tsQueryExpression(plan, mode)}) AS q
-      WHERE store_id = ${storeId} AND tsv @@ q
+      WHERE store_id = ${storeId} AND tsv @@ q ${sample}
       ORDER BY rank DESC, product_code LIMIT ${limit}`.execute(this.storage.db);
     // ts_rank is small (about 0.06 to 1); scaled so that score shaping treats both engines alike.
     return rows.map((row) => ({

@@ -105,20 +105,31 @@ export function containsPhrase(text: string[], phrase: string[]): boolean {
 }
 
 /** The clauses' positions by the vocabulary's document frequencies, most common first or rarest first. */
+/**
+ * About how many products a clause matches, by the vocabulary's document frequencies: the sum over
+ * its alternatives. A prefix alternative is estimated by its word as typed: the other alternatives
+ * already count the completions meant.
+ */
+function clauseFrequency(alts: Alternative[], vocabulary: TypoIndex): number {
+  return alts.reduce(
+    (sum, alt) =>
+      sum +
+      (alt.kind !== 'phrase'
+        ? vocabulary.frequency(alt.token)
+        : Math.min(...alt.tokens.map((t) => vocabulary.frequency(t)))),
+    0,
+  );
+}
+
+/** About how many products can match every clause: its least frequent clause's estimate (0 without clauses). */
+export function matchEstimate(plan: QueryPlan, vocabulary: TypoIndex): number {
+  return plan.clauses.length === 0 ? 0 : Math.min(...plan.clauses.map((alts) => clauseFrequency(alts, vocabulary)));
+}
+
 function byFrequency(plan: QueryPlan, vocabulary: TypoIndex, first: 'common' | 'rare'): number[] {
-  // A prefix alternative is estimated by its word as typed: the other alternatives already count the completions meant.
-  const clauseFrequency = (alts: Alternative[]) =>
-    alts.reduce(
-      (sum, alt) =>
-        sum +
-        (alt.kind !== 'phrase'
-          ? vocabulary.frequency(alt.token)
-          : Math.min(...alt.tokens.map((t) => vocabulary.frequency(t)))),
-      0,
-    );
   // Ties drop the earlier word: modifiers ("red") come before the noun ("dress") in product queries.
   return plan.clauses
-    .map((alts, index) => ({ index, frequency: clauseFrequency(alts) }))
+    .map((alts, index) => ({ index, frequency: clauseFrequency(alts, vocabulary) }))
     .sort((a, b) => (first === 'common' ? b.frequency - a.frequency : a.frequency - b.frequency) || a.index - b.index)
     .map(({ index }) => index);
 }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { chunked } from '../storage/chunks.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
-import type { IndexedDoc, MatchMode, TextHit, TextIndex } from './text-index.js';
+import type { IndexedDoc, MatchMode, SearchOptions, TextHit, TextIndex } from './text-index.js';
 
 // Column weights for bm25 in declaration order: title, category, other. Category above title
 // measured best on the relevance evaluation (bench/search-eval.bench.ts).
@@ -116,10 +116,16 @@ export class SqliteTextIndex implements TextIndex {
     await trx.deleteFrom('search_docs').where('store_id', '=', storeId).execute();
   }
 
-  async search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]> {
+  async search(
+    storeId: string,
+    plan: QueryPlan,
+    mode: MatchMode,
+    limit: number,
+    options: SearchOptions = {},
+  ): Promise<TextHit[]> {
     const table = await this.#existingTable(storeId);
     try {
-      return await this.#search(storeId, table, plan, mode, limit);
+      return await this.#search(storeId, table, plan, mode, limit, Math.floor(options.sampleEvery ?? 1));
     } catch (error) {
       // Dropped by another process since it was seen (a reindex): nothing indexed right now.
       if (table && /no such table/.test((error as Error).message)) {
@@ -168,17 +174,24 @@ export class SqliteTextIndex implements TextIndex {
     plan: QueryPlan,
     mode: MatchMode,
     limit: number,
+    sampleEvery: number,
   ): Promise<TextHit[]> {
     type Row = { product_code: string; title_terms: string; rank: number };
     const conceptClauses = plan.clauses.filter((alts) => alts.some(isConcept));
     const plain = plan.clauses.filter((alts) => !alts.some(isConcept));
     if (conceptClauses.length === 0) {
       if (!table) return [];
+      const sample = sampleEvery > 1 ? sql`AND rowid % ${sampleEvery} = 0` : sql``;
+      // Ranked inside the FTS table first, the best `limit` joined to their documents after: joining
+      // every match before sorting cost a third of a broad query (1M products, `shirt`: 222,931
+      // matches, 197 -> 132 ms). Equal ranks at the cut are taken in index order.
       const { rows } = await sql<Row>`
-        SELECT d.product_code, d.title_terms, ${sql.raw(bm25(table))} AS rank
-        FROM ${sql.table(table)} f JOIN search_docs d ON d.id = f.rowid
-        WHERE ${sql.table(table)} MATCH ${matchExpression(plan, mode)}
-        ORDER BY rank, d.product_code LIMIT ${limit}`.execute(this.storage.db);
+        SELECT d.product_code, d.title_terms, t.rank FROM (
+          SELECT rowid AS id, ${sql.raw(bm25(table))} AS rank FROM ${sql.table(table)}
+          WHERE ${sql.table(table)} MATCH ${matchExpression(plan, mode)} ${sample}
+          ORDER BY rank, rowid LIMIT ${limit}) t
+        JOIN search_docs d ON d.id = t.id
+        ORDER BY t.rank, d.product_code`.execute(this.storage.db);
       return rows.map(toHit);
     }
     // Every clause must hold ('all'); clauses without concepts rank by bm25, concept clauses filter.

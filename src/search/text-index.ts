@@ -25,13 +25,21 @@ export interface TextHit {
 
 export type MatchMode = 'all' | 'any';
 
+export interface SearchOptions {
+  /**
+   * Rank only the documents whose index row number is a multiple of this: an evenly spread sample
+   * of a huge match set, for previews that need good matches at once rather than the very best.
+   */
+  sampleEvery?: number;
+}
+
 /** The engine-specific full-text index (SQLite FTS5 / PostgreSQL tsvector + GIN). */
 export interface TextIndex {
   /** Replaces the docs of the given codes and removes `removed`, in the caller's transaction. */
   write(trx: Db, storeId: string, docs: IndexedDoc[], removed: string[]): Promise<void>;
   clearStore(trx: Db, storeId: string): Promise<void>;
   /** Best first; `relevance` is positive, higher is better (engine-specific scale). */
-  search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number): Promise<TextHit[]>;
+  search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number, options?: SearchOptions): Promise<TextHit[]>;
   /** How many documents match every clause (what `search(plan, 'all', ∞)` would return, counted). */
   count(storeId: string, plan: QueryPlan): Promise<number>;
   /** After writes were committed: tidies what they left for reads to wade through (PostgreSQL). */

@@ -6,6 +6,7 @@ import {
   matches,
   parseFiltersParam,
   valueMatches,
+  type AudienceResolver,
 } from '../../src/catalog/filters.js';
 import { AttributeColumns } from '../../src/catalog/attribute-columns.js';
 
@@ -68,6 +69,29 @@ describe('the catalog filter language (one parser, one evaluator)', () => {
         JSON.stringify(filters),
       );
     }
+  });
+
+  it('a condition compiled again reads its accepted values from before, until a product changes', () => {
+    const columns = new AttributeColumns();
+    products.forEach((p, row) => columns.set(row, p));
+    const under = compileFilters({ 'Selling Price': { lte: 20 } });
+    const rows = () => products.map((_, row) => columns.compile(under)(row));
+    assert.deepEqual(rows(), [false, true, false]);
+    assert.deepEqual(rows(), [false, true, false]);
+    // A price written after the first compile: the kept values are dropped with the change.
+    columns.set(0, { ...products[0], 'Selling Price': '19.99' });
+    assert.deepEqual(rows(), [true, true, false]);
+    // Same values, another resolver (a store's department overrides): compiled for it.
+    const women = compileFilters({ Department: 'Women' });
+    assert.deepEqual(
+      products.map((_, row) => columns.compile(women)(row)),
+      [true, false, false],
+    );
+    const nobody: AudienceResolver = { audience: () => ({ audience: 'label:none', how: 'unplaced' }) };
+    assert.deepEqual(
+      products.map((_, row) => columns.compile(women, nobody)(row)),
+      [false, false, false],
+    );
   });
 
   it('a request parameter: not JSON is 400, a wrong shape 422 naming the path', () => {
