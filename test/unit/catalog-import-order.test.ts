@@ -111,4 +111,52 @@ describe('catalog import order', () => {
     assert.equal(summary.failed, 2);
     assert.equal(progress.at(-1), 9, 'progress ends at every row');
   });
+
+  it('sorts a file of many windows whole through runs on disk, and leaves no run behind', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-import-spill-'));
+    const runs = path.join(dir, 'runs');
+    fs.mkdirSync(runs);
+    const file = path.join(dir, 'catalog.ndjson');
+    // Codes in no order over five windows of 4; "k" three times in three windows; two unreadable lines.
+    const codes = ['q', 'k', 'bad-1', 'd', 'x', 'a', 'k', 'm', 'b', 'bad-0', 'z', 'c', 'k', 'e', 'f', 'g', 'h'];
+    const lines = codes.map((code, i) => JSON.stringify({ product_code: code, 'Product Name': `${code}${i + 1}` }));
+    lines.splice(5, 0, '{not json');
+    lines.splice(12, 0, '[1]');
+    fs.writeFileSync(file, lines.join('\n'));
+    const { products, batches, stored, writes } = recordingProducts();
+    const rejects: Reject[] = [];
+    const progress: number[] = [];
+    const summary = await importCatalog(products, {} as Store, file, {
+      format: 'ndjson',
+      sortWindow: 4,
+      spillFrom: 1,
+      tempDir: runs,
+      onReject: (r) => rejects.push(r),
+      onProgress: (rows) => progress.push(rows),
+    });
+    assert.deepEqual(fs.readdirSync(runs), [], 'the runs are removed');
+    fs.rmSync(dir, { recursive: true, force: true });
+
+    // One merged order over every window (BATCH holds them all here).
+    assert.deepEqual(batches, [[...codes].sort()]);
+    assert.deepEqual(
+      writes.filter((title) => title.startsWith('k')),
+      ['k2', 'k7', 'k13'],
+      'rows of one code keep their file order (the last wins)',
+    );
+    assert.equal(stored.get('k'), 'k13');
+    assert.deepEqual(
+      rejects.map((r) => [r.line, r.reason]),
+      // Unreadable lines as read; refused rows after, each batch's in file order.
+      [
+        [6, 'invalid_json'],
+        [13, 'not_an_object'],
+        [3, 'invalid_product_code'],
+        [11, 'invalid_product_code'],
+      ],
+    );
+    assert.equal(summary.rows, 19);
+    assert.equal(summary.failed, 4);
+    assert.equal(progress.at(-1), 19, 'progress ends at every row');
+  });
 });

@@ -1,16 +1,12 @@
 import fs from 'node:fs';
-import readline from 'node:readline';
-import type { Readable } from 'node:stream';
-import { parse as parseCsv } from 'csv-parse';
-import chain from 'stream-chain';
-import { parser as jsonParser } from 'stream-json';
-import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { InvalidInputError } from '../../errors.js';
 import { suggestMapping } from '../../catalog/header-synonyms.js';
 import type { Store } from '../stores/store.js';
 import type { ProductsService } from '../products/products.service.js';
 import { mappedValue } from '../products/mapping-profile.js';
 import type { ImportFormat } from '../../catalog/import-formats.js';
+import { byCodeThenLine, SortedRuns, type KeyedRow } from './sorted-runs.js';
+import { csvRows, detectDelimiter, firstLine, jsonRows, ndjsonRows } from './catalog-rows.js';
 
 const BATCH = 2500;
 /**
@@ -23,6 +19,13 @@ const BATCH = 2500;
  * two rows of a code the last still wins.
  */
 const SORT_WINDOW = 25_000;
+/**
+ * A file of at least this many rows (estimated from its first window) is sorted whole: its windows
+ * go to sorted runs on disk, merged back in code order. Windows alone still spread each batch over a
+ * large store's B-trees (a 1M import into a new store wrote 11 GB, 21,480 blocks a thousand rows; the
+ * same file sorted 2.6 GB and ran at 38.0k rows/s instead of 24.2k in the same hour).
+ */
+const SPILL_FROM = 100_000;
 
 /**
  * CONTRACT §2's summary of an import (rows, inserted, updated, failed, failures, seconds), and what
@@ -110,161 +113,17 @@ export interface ImportOptions {
   onProgress?: (rows: number, bytesRead: number, totalBytes: number) => void;
   /** Rows read ahead and written in product_code order (tests set it small); SORT_WINDOW by default. */
   sortWindow?: number;
-}
-
-/** The most frequent of , ; tab | outside quotes on the header line. */
-export function detectDelimiter(headerLine: string): string {
-  const counts = new Map<string, number>([
-    [',', 0],
-    [';', 0],
-    ['\t', 0],
-    ['|', 0],
-  ]);
-  let quoted = false;
-  for (const char of headerLine) {
-    if (char === '"') quoted = !quoted;
-    else if (!quoted && counts.has(char)) counts.set(char, counts.get(char)! + 1);
-  }
-  return [...counts].sort((a, b) => b[1] - a[1])[0][1] > 0 ? [...counts].sort((a, b) => b[1] - a[1])[0][0] : ',';
-}
-
-async function firstLine(path: string): Promise<string> {
-  const stream = fs.createReadStream(path, { start: 0, end: 64 * 1024 - 1, encoding: 'latin1' });
-  let text = '';
-  for await (const chunk of stream) text += chunk;
-  return text.split(/\r?\n/)[0] ?? '';
-}
-
-interface Row {
-  line: number;
-  item?: Record<string, unknown>;
-  reject?: Omit<Reject, 'line'>;
-}
-
-async function* csvRows(source: Readable, options: ImportOptions, delimiter: string): AsyncGenerator<Row> {
-  // Quotes inside unquoted fields are kept as text (real exports have them); a record that still
-  // cannot be parsed becomes a reject with its line instead of ending the import.
-  const records = source.pipe(
-    parseCsv({
-      bom: true,
-      delimiter,
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_records_with_error: true,
-      skip_empty_lines: true,
-      info: true,
-      encoding: options.encoding ?? 'utf8',
-    }),
-  );
-  const skipped: Row[] = [];
-  records.on('skip', (error: Error & { lines?: number }) => {
-    skipped.push({
-      line: error.lines ?? 0,
-      reject: { product_code: null, reason: 'malformed_csv', details: error.message },
-    });
-  });
-  let header: string[] | undefined;
-  for await (const { record, info } of records as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-    while (skipped.length > 0) yield skipped.shift()!;
-    if (!header) {
-      header = record.map((name) => name.trim());
-      if (header.every((name) => name === '')) throw new InvalidInputError('the header row is empty', 'file');
-      continue;
-    }
-    const line = info.lines;
-    if (record.length !== header.length) {
-      yield {
-        line,
-        reject: {
-          product_code: record[0] ?? null,
-          reason: 'field_count',
-          details: `expected ${header.length} fields, got ${record.length} (unquoted delimiter in a value?)`,
-          row: record,
-        },
-      };
-      continue;
-    }
-    if (record.some((value) => value.includes('\uFFFD'))) {
-      yield {
-        line,
-        reject: {
-          product_code: record[0] ?? null,
-          reason: 'invalid_encoding',
-          details: `not valid ${options.encoding ?? 'utf-8'} text (use --encoding)`,
-          row: record,
-        },
-      };
-      continue;
-    }
-    // Empty cells are absent fields, as in a spreadsheet.
-    const item: Record<string, unknown> = {};
-    header.forEach((name, i) => {
-      if (name !== '' && record[i] !== '') item[name] = record[i];
-    });
-    yield { line, item };
-  }
-  yield* skipped;
-  if (!header) throw new InvalidInputError('the file is empty: a CSV needs a header row', 'file');
-}
-
-async function* ndjsonRows(source: Readable): AsyncGenerator<Row> {
-  let line = 0;
-  for await (const text of readline.createInterface({ input: source, crlfDelay: Infinity })) {
-    line++;
-    if (text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      yield {
-        line,
-        reject: {
-          product_code: null,
-          reason: 'invalid_json',
-          details: (error as Error).message,
-          row: text.slice(0, 1000),
-        },
-      };
-      continue;
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value))
-      yield {
-        line,
-        reject: { product_code: null, reason: 'not_an_object', details: 'each line must be a JSON object', row: value },
-      };
-    else yield { line, item: value as Record<string, unknown> };
-  }
-}
-
-async function* jsonRows(source: Readable): AsyncGenerator<Row> {
-  const pipeline = chain([source, jsonParser(), streamArray()]);
-  try {
-    for await (const { key, value } of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
-      if (!value || typeof value !== 'object' || Array.isArray(value))
-        yield {
-          line: key + 1,
-          reject: {
-            product_code: null,
-            reason: 'not_an_object',
-            details: 'each array item must be a JSON object',
-            row: value,
-          },
-        };
-      else yield { line: key + 1, item: value as Record<string, unknown> };
-    }
-  } catch (error) {
-    throw new InvalidInputError(
-      `the JSON file must be one array of product objects: ${(error as Error).message}`,
-      'file',
-    );
-  }
+  /** Rows from which a file is sorted whole through runs on disk (tests set it small); SPILL_FROM by default. */
+  spillFrom?: number;
+  /** Where the sorted runs of a large file go (the system's temporary folder by default). */
+  tempDir?: string;
 }
 
 /**
  * Streams a catalog file through the store's mapping profile and exactly the product write path
- * of POST /v1/products, a transaction per batch of 2,500 rows (read SORT_WINDOW ahead, written in code
- * order): memory stays flat whatever the file size, an interruption leaves every row fully imported or
- * not at all, and a re-run completes it.
+ * of POST /v1/products, a transaction per batch of 2,500 rows written in code order (read SORT_WINDOW
+ * ahead; a large file sorted whole through runs on disk): memory stays flat whatever the file size, an
+ * interruption leaves every row fully imported or not at all, and a re-run completes it.
  */
 export async function importCatalog(
   products: ProductsService,
@@ -309,20 +168,23 @@ export async function importCatalog(
         ? ndjsonRows(source)
         : jsonRows(source);
 
-  // The rows read ahead, up to sortWindow.
+  // The rows read ahead, up to sortWindow; past the first windows of a large file, runs on disk.
   const sortWindow = options.sortWindow ?? SORT_WINDOW;
-  let window: Row[] = [];
+  const spillFrom = options.spillFrom ?? SPILL_FROM;
+  let window: Array<KeyedRow<Record<string, unknown>>> = [];
+  let runs: SortedRuns<Record<string, unknown>> | undefined;
+  let written = 0;
   // The first row's field names: a suggested mapping when no row is accepted.
   let columns: string[] | undefined;
   const profile = store.mappingProfile;
-  const codeOf = (row: Row) => {
-    const code = profile ? mappedValue(profile, row.item!, 'product_code') : row.item!.product_code;
+  const codeOf = (item: Record<string, unknown>) => {
+    const code = profile ? mappedValue(profile, item, 'product_code') : item.product_code;
     return typeof code === 'string' ? code : typeof code === 'number' ? String(code) : '';
   };
-  const writeBatch = async (batch: Row[]) => {
+  const writeBatch = async (batch: Array<KeyedRow<Record<string, unknown>>>): Promise<Reject[]> => {
     const result = await products.importBatch(
       store,
-      batch.map((row) => row.item!),
+      batch.map((row) => row.item),
       { mode, dryRun },
     );
     for (const item of result.items) {
@@ -346,38 +208,68 @@ export async function importCatalog(
       };
     });
   };
+  /** Writes rows in the order given, BATCH a transaction; each batch's rejects in file order. */
+  const writeInOrder = async (
+    ordered: Iterable<KeyedRow<Record<string, unknown>>> | AsyncIterable<KeyedRow<Record<string, unknown>>>,
+    progress: () => void,
+  ) => {
+    let batch: Array<KeyedRow<Record<string, unknown>>> = [];
+    const write = async () => {
+      const failures = await writeBatch(batch);
+      written += batch.length;
+      batch = [];
+      for (const failure of failures.sort((a, b) => a.line - b.line)) reject(failure);
+      progress();
+    };
+    for await (const row of ordered) {
+      batch.push(row);
+      if (batch.length >= BATCH) await write();
+    }
+    if (batch.length > 0) await write();
+  };
   const flush = async () => {
     if (window.length === 0) return;
-    const keyed = window.map((row) => ({ row, code: codeOf(row) }));
-    keyed.sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
-    const sorted = keyed.map((k) => k.row);
-    const read = summary.rows;
-    const failures: Reject[] = [];
+    const sorted = window.sort(byCodeThenLine);
     window = [];
-    try {
-      for (let at = 0; at < sorted.length; at += BATCH) {
-        const batch = sorted.slice(at, at + BATCH);
-        failures.push(...(await writeBatch(batch)));
-        // Progress counts rows written; the bytes are those read, less the share still ahead in the window.
-        const pending = sorted.length - at - batch.length;
-        options.onProgress?.(read - pending, Math.round((source.bytesRead * (read - pending)) / read), totalBytes);
-      }
-    } finally {
-      // The window's rejects in file order (those of the batches written, should a later one fail).
-      for (const failure of failures.sort((a, b) => a.line - b.line)) reject(failure);
-    }
+    const read = summary.rows;
+    const before = written;
+    // Progress counts rows written; the bytes are those read, less the share still ahead in the window.
+    await writeInOrder(sorted, () => {
+      const done = read - (sorted.length - (written - before));
+      options.onProgress?.(done, Math.round((source.bytesRead * done) / read), totalBytes);
+    });
   };
+  // A file of many windows is sorted whole (SPILL_FROM): the first window tells its size in rows.
+  const spills = () => !dryRun && (totalBytes / source.bytesRead) * summary.rows >= spillFrom;
   try {
     for await (const row of rows) {
       summary.rows++;
       if (!columns && row.item) columns = Object.keys(row.item);
       if (row.reject) reject({ line: row.line, ...row.reject });
-      else window.push(row);
-      if (window.length >= sortWindow) await flush();
+      else window.push({ code: codeOf(row.item!), line: row.line, item: row.item! });
+      if (window.length < sortWindow) continue;
+      if (!runs && spills()) runs = new SortedRuns(options.tempDir);
+      if (!runs) await flush();
+      else {
+        await runs.add(window);
+        window = [];
+        // Reading and sorting is the first half of the work; nothing is written yet.
+        options.onProgress?.(0, Math.round(source.bytesRead / 2), totalBytes);
+      }
     }
-    await flush();
+    if (!runs) await flush();
+    else {
+      await runs.add(window);
+      window = [];
+      const readRejects = summary.failed;
+      await writeInOrder(runs.merged(), () => {
+        const done = readRejects + written;
+        options.onProgress?.(done, Math.round(totalBytes / 2 + (totalBytes * done) / summary.rows / 2), totalBytes);
+      });
+    }
   } finally {
     source.destroy();
+    runs?.dispose();
   }
   summary.problems = Object.fromEntries(Object.entries(summary.problems).sort((a, b) => b[1] - a[1]));
   if (summary.rows > 0 && summary.failed === summary.rows && columns)

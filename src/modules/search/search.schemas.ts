@@ -174,7 +174,10 @@ export const SuggestResult = component(
       description:
         "completions of the last word from the catalog's words, most frequent first (typo-tolerant from the third character); hits: products carrying the completed word (with earlier words: of the rarest, an upper bound)",
     }),
-    products: Type.Array(Type.Object({ product_code: Type.String(), title: Type.String(), image_url: Type.String() })),
+    products: Type.Array(Type.Object({ product_code: Type.String(), title: Type.String(), image_url: Type.String() }), {
+      description:
+        'the best products for the best completion (for the text as typed when nothing completes it); when more than 20,000 products carry its words, the best of an evenly spread sample of about 2,000 of them',
+    }),
     categories: Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() }), {
       description: 'Category labels with a word starting with the last word typed; count: cards (families and colours)',
     }),

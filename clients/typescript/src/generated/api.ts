@@ -1649,6 +1649,7 @@ export interface components {
                 count: number;
                 value: string;
             }[];
+            /** @description the best products for the best completion (for the text as typed when nothing completes it); when more than 20,000 products carry its words, the best of an evenly spread sample of about 2,000 of them */
             products: {
                 image_url: string;
                 product_code: string;
