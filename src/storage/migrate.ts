@@ -24,6 +24,7 @@ import * as tagging from './migrations/0021-tagging.js';
 import { eventDayStampsMigration } from './migrations/0022-event-day-stamps.js';
 import * as imageLeases from './migrations/0023-image-leases.js';
 import * as imageModels from './migrations/0024-image-models.js';
+import * as listingTitles from './migrations/0025-listing-titles.js';
 import type { DialectName } from './dialect.js';
 
 /** One ordered list of migrations for both engines; the few engine-specific steps get the dialect. */
@@ -53,6 +54,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0022-event-day-stamps': eventDayStampsMigration(dialect),
     '0023-image-leases': imageLeases,
     '0024-image-models': imageModels,
+    '0025-listing-titles': listingTitles,
   };
 }
 

@@ -642,6 +642,9 @@ describeEachDialect('GET /v1/products filters (reason, q) and GET /v1/workspace/
     assert.deepEqual(await list('reason=Missing%20price&status=problem&limit=1'), { total: 2, codes: ['BLU-1'] });
     assert.deepEqual(await list('reason=Nothing%20like%20this'), { total: 0, codes: [] });
     assert.deepEqual(await list('q=red'), { total: 2, codes: ['RED-1', 'RED-2'] });
+    // A name filter's page: its codes first (the listing index), then their rows.
+    assert.deepEqual(await list('q=red&offset=1&limit=1'), { total: 2, codes: ['RED-2'] });
+    assert.deepEqual(await list('q=red&offset=2'), { total: 2, codes: [] });
     assert.deepEqual(await list('q=LINEN'), { total: 1, codes: ['RED-1'] });
     // LIKE wildcards in the text are taken literally
     assert.deepEqual(await list('q=100%25'), { total: 1, codes: ['BLU-1'] });

