@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compileFilters } from '../../src/catalog/filters.js';
-import { AttributeScan } from '../../src/modules/products/attribute-filter.js';
+import { AttributeScan, CodeList } from '../../src/modules/products/attribute-filter.js';
 
 describe('AttributeScan (GET /v1/products filters and facets)', () => {
   const products: Array<[string, Record<string, unknown>]> = [
@@ -13,7 +13,8 @@ describe('AttributeScan (GET /v1/products filters and facets)', () => {
   const scan = (filters: unknown, facets: string[], limit = 50) => {
     const scanner = new AttributeScan(compileFilters(filters), facets);
     for (const [code, attributes] of products) scanner.add(code, attributes);
-    return scanner.result(limit);
+    const result = scanner.result(limit);
+    return { ...result, codes: result.codes.slice(0, result.codes.length) };
   };
 
   it('keeps every product without conditions, and those passing all of them otherwise', () => {
@@ -49,5 +50,17 @@ describe('AttributeScan (GET /v1/products filters and facets)', () => {
       { value: 'Blue', count: 2 },
       { value: 'Red', count: 2 },
     ]);
+  });
+
+  it('keeps the matching codes in one string: pages slice it, its size counts one byte a Latin-1 character', () => {
+    const codes = ['A-1', 'B', '', 'café-9', 'Z'];
+    const list = new CodeList(codes);
+    assert.equal(list.length, 5);
+    assert.deepEqual(list.slice(0, 5), codes);
+    assert.deepEqual(list.slice(1, 3), ['B', '']);
+    assert.deepEqual(list.slice(3, 99), ['café-9', 'Z']);
+    assert.deepEqual(list.slice(5, 10), []);
+    assert.equal(list.bytes, 'A-1Bcafé-9Z'.length + 5 * 4);
+    assert.equal(new CodeList(['東京-1']).bytes, 4 * 2 + 4);
   });
 });

@@ -14,8 +14,43 @@ export interface FacetValue {
 
 /** What one scan of the catalog found: the matching codes in product_code order, and the facets asked for. */
 export interface AttributeMatch {
-  codes: string[];
+  codes: CodeList;
   facets: Record<string, FacetValue[]>;
+}
+
+/**
+ * Product codes kept as one string and where each ends: a match of 387,000 products of a 1M store is
+ * 7 MB kept instead of 27 MB of separate strings, so a filter's page and its facet counts stay cached
+ * together (each larger than the cache alone evicted the other: a 5 s scan for every page).
+ */
+export class CodeList {
+  readonly #text: string;
+  readonly #ends: Int32Array;
+
+  constructor(codes: string[]) {
+    this.#text = codes.join('');
+    this.#ends = new Int32Array(codes.length);
+    let end = 0;
+    codes.forEach((code, i) => (this.#ends[i] = end += code.length));
+  }
+
+  get length(): number {
+    return this.#ends.length;
+  }
+
+  /** The codes from `start` to before `end`. */
+  slice(start: number, end: number): string[] {
+    const codes: string[] = [];
+    for (let i = Math.max(0, start); i < Math.min(end, this.#ends.length); i++)
+      codes.push(this.#text.slice(i === 0 ? 0 : this.#ends[i - 1], this.#ends[i]));
+    return codes;
+  }
+
+  /** Memory held: one byte a character for Latin-1 text (two otherwise), four per code for its end. */
+  get bytes(): number {
+    // eslint-disable-next-line no-control-regex
+    return this.#text.length * (/[^\u0000-\u00ff]/.test(this.#text) ? 2 : 1) + this.#ends.byteLength;
+  }
 }
 
 /**
@@ -78,6 +113,6 @@ export class AttributeScan {
         .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
         .slice(0, limit);
     });
-    return { codes: this.#codes, facets };
+    return { codes: new CodeList(this.#codes), facets };
   }
 }

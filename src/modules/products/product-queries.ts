@@ -164,7 +164,7 @@ export class ProductQueries {
         }
         return scan.result(limit);
       },
-      (value) => value.codes.reduce((bytes, code) => bytes + 40 + code.length * 2, 200) + facetBytes(value.facets),
+      (value) => 200 + value.codes.bytes + facetBytes(value.facets),
     );
     const pageCodes = match.codes.slice(page.offset, page.offset + page.limit);
     const rows =
