@@ -96,8 +96,9 @@ export class PostgresTextIndex implements TextIndex {
     options: SearchOptions = {},
   ): Promise<TextHit[]> {
     const every = Math.floor(options.sampleEvery ?? 1);
-    // No row number here: a hash of the code spreads the sample as evenly.
-    const sample = every > 1 ? sql`AND abs(hashtext(product_code)) % ${every} = 0` : sql``;
+    // No row number here: a hash of the code spreads the sample as evenly (as bigint: abs() of the
+    // smallest int4 would overflow, and a negative multiple leaves no remainder either).
+    const sample = every > 1 ? sql`AND hashtext(product_code)::bigint % ${every} = 0` : sql``;
     const { rows } = await sql<{ product_code: string; title_terms: string; rank: number }>`
       SELECT product_code, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank
       FROM search_docs, to_tsquery('simple', ${tsQueryExpression(plan, mode)}) AS q
