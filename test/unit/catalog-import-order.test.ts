@@ -159,4 +159,23 @@ describe('catalog import order', () => {
     assert.equal(summary.failed, 4);
     assert.equal(progress.at(-1), 19, 'progress ends at every row');
   });
+
+  it('sorts a CSV file whole the same way (its rows serialized into the runs)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-import-spill-csv-'));
+    const file = path.join(dir, 'catalog.csv');
+    fs.writeFileSync(file, 'product_code,Product Name\nd,D\tone\nb,"B, two"\nc,C\na,A\nb,B last\n');
+    const { products, batches, stored } = recordingProducts();
+    const summary = await importCatalog(products, {} as Store, file, {
+      format: 'csv',
+      sortWindow: 2,
+      spillFrom: 1,
+      tempDir: dir,
+    });
+    assert.deepEqual(fs.readdirSync(dir), ['catalog.csv'], 'the runs are removed');
+    fs.rmSync(dir, { recursive: true, force: true });
+    assert.deepEqual(batches, [['a', 'b', 'b', 'c', 'd']]);
+    assert.equal(stored.get('b'), 'B last');
+    assert.equal(stored.get('d'), 'D\tone', 'a tab inside a value survives the run');
+    assert.equal(summary.rows, 5);
+  });
 });
