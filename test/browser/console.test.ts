@@ -534,7 +534,17 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     await category.selectOption('Dresses');
     const table = page.locator('[data-testid="products"][aria-busy="false"]');
     await page.waitForFunction(() => location.hash.includes('filters='));
-    await table.locator('tbody tr[data-code="DRESS-3"]').waitFor();
+    // The unfiltered page also shows DRESS-3, and the filtered read may not have started yet: wait for a
+    // settled table holding dresses only (a filter that lets other products through times out here).
+    await page.waitForFunction(() => {
+      const shown = document.querySelector('[data-testid="products"]');
+      const rows = [...(shown?.querySelectorAll<HTMLElement>('tbody tr') ?? [])];
+      return (
+        shown?.getAttribute('aria-busy') === 'false' &&
+        rows.length > 0 &&
+        rows.every((row) => row.dataset.code?.startsWith('DRESS-'))
+      );
+    });
     const listed = () =>
       table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.code));
     assert.deepEqual(await listed(), ['DRESS-1', 'DRESS-2', 'DRESS-3']);
