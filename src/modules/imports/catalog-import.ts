@@ -247,7 +247,7 @@ export async function importCatalog(
       summary.rows++;
       if (!columns && row.item) columns = Object.keys(row.item);
       if (row.reject) reject({ line: row.line, ...row.reject });
-      else window.push({ code: codeOf(row.item!), line: row.line, item: row.item!, text: row.text });
+      else window.push({ code: codeOf(row.item!), line: row.line, item: row.item! });
       if (window.length < sortWindow) continue;
       spills ??= !dryRun && (totalBytes / Math.max(1, source.bytesRead)) * summary.rows >= spillFrom;
       if (spills) runs ??= new SortedRuns(options.tempDir);

@@ -37,8 +37,6 @@ export async function firstLine(path: string): Promise<string> {
 export interface Row {
   line: number;
   item?: Record<string, unknown>;
-  /** The item as JSON text when the file holds it so (NDJSON): a sorted run stores it without serializing again. */
-  text?: string;
   reject?: Omit<Reject, 'line'>;
 }
 
@@ -133,7 +131,7 @@ export async function* ndjsonRows(source: Readable): AsyncGenerator<Row> {
         line,
         reject: { product_code: null, reason: 'not_an_object', details: 'each line must be a JSON object', row: value },
       };
-    else yield { line, item: value as Record<string, unknown>, text };
+    else yield { line, item: value as Record<string, unknown> };
   }
 }
 

@@ -10,8 +10,6 @@ export interface KeyedRow<T> {
   code: string;
   line: number;
   item: T;
-  /** The item as JSON text, when the file gave it so (written to a run as it is). */
-  text?: string;
 }
 
 /** Product code order; of two rows of a code the earlier line first (the later one is written last and wins). */
@@ -33,20 +31,13 @@ export class SortedRuns<T> {
     this.#dir = fs.mkdtempSync(path.join(parent, 'vitrine-import-'));
   }
 
-  get runs(): number {
-    return this.#files.length;
-  }
-
   /** Writes a window as one run (sorted here). */
   async add(rows: Array<KeyedRow<T>>): Promise<void> {
     rows.sort(byCodeThenLine);
     const file = path.join(this.#dir, `run-${this.#files.length}.ndjson`);
     const out = fs.createWriteStream(file);
-    // A line: the code as JSON, its line, the item as JSON, tab-separated (JSON holds no raw newline, and
-    // the first two tabs end the code and the line). NDJSON rows keep the text they were read from.
     for (const row of rows)
-      if (!out.write(`${JSON.stringify(row.code)}\t${row.line}\t${row.text ?? JSON.stringify(row.item)}\n`))
-        await once(out, 'drain');
+      if (!out.write(`${JSON.stringify([row.code, row.line, row.item])}\n`)) await once(out, 'drain');
     out.end();
     await once(out, 'finish');
     this.#files.push(file);
@@ -61,14 +52,8 @@ export class SortedRuns<T> {
     const advance = async (run: number) => {
       const { value, done } = await readers[run].next();
       if (done) return;
-      const codeEnd = value.indexOf('\t');
-      const lineEnd = value.indexOf('\t', codeEnd + 1);
-      const row = {
-        code: JSON.parse(value.slice(0, codeEnd)) as string,
-        line: Number(value.slice(codeEnd + 1, lineEnd)),
-        item: JSON.parse(value.slice(lineEnd + 1)) as T,
-      };
-      heads.push({ row, run });
+      const [code, line, item] = JSON.parse(value) as [string, number, T];
+      heads.push({ row: { code, line, item }, run });
     };
     try {
       for (let run = 0; run < readers.length; run++) await advance(run);
