@@ -61,6 +61,8 @@ export interface Config {
    * (VITRINE_LISTING_CACHE_MB; 0 turns the cache off).
    */
   readonly listingCacheBytes: number;
+  /** Index builds of at least this many bytes may be followed by a compacting collection (VITRINE_HEAP_COMPACT_MB; 0: never). */
+  readonly heapCompactBytes: number;
   /**
    * The address clients reach this service at (VITRINE_PUBLIC_URL), for the absolute URLs of
    * uploaded media; unset: the address of the request (API) or http://HOST:PORT (CLI).

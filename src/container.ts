@@ -53,6 +53,7 @@ import { registerImportsJobs } from './modules/imports/imports.jobs.js';
 import { registerWebhooksJobs } from './modules/webhooks/webhooks.jobs.js';
 import { registerChangesJobs } from './modules/changes/changes.jobs.js';
 import { registerEventsJobs } from './modules/events/events.jobs.js';
+import { configureHeapCompaction } from './storage/heap-compaction.js';
 
 /** A started process's image lanes first look at a backlog this much later (see ImageWorker's firstRunAfterMs). */
 const IMAGE_WORK_FIRST_RUN_MS = 3_000;
@@ -172,6 +173,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const processes = isClusterWorker() ? Math.max(1, Number(process.env.VITRINE_PROCESS_COUNT ?? 1)) : 1;
   const share = (bytes: number) => Math.floor(bytes / processes);
   const listingPages = new SeqCache('listing pages', share(config.listingCacheBytes));
+  configureHeapCompaction({ minIndexBytes: config.heapCompactBytes });
   const assets = new AssetsService({
     storage,
     changeLog,

@@ -8,6 +8,7 @@ import { errorEnvelope } from './envelope.js';
 import { openCacheStats } from '../storage/bounded-cache.js';
 import { withTimeout } from '../net/with-timeout.js';
 import { INDEXES } from '../modules/changes/index-freshness.js';
+import { heapCompactionStats } from '../storage/heap-compaction.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -186,6 +187,18 @@ function createMetrics(container: Container) {
       },
     });
   }
+  new Gauge({
+    name: 'vitrine_heap_compactions',
+    help: 'compacting garbage collections after large index builds (VITRINE_HEAP_COMPACT_MB): how many, the seconds they paused the process, the heap bytes they handed back (summed over the processes)',
+    labelNames: ['measure'],
+    registers: [registry],
+    collect() {
+      const compaction = heapCompactionStats();
+      this.set({ measure: 'count' }, compaction.compactions);
+      this.set({ measure: 'pause_seconds' }, compaction.pauseSeconds);
+      this.set({ measure: 'released_bytes' }, compaction.releasedBytes);
+    },
+  });
   new Gauge({
     name: 'vitrine_index_memory_bytes',
     help: 'estimated memory of the per-store in-memory indexes and caches of each kind (summed over the processes), against their budgets',

@@ -1,5 +1,6 @@
 import { BoundedCache, type CacheStats } from './bounded-cache.js';
 import { onPrimary } from './read-routing.js';
+import { compactAfterBuild } from './heap-compaction.js';
 
 /** What every live index carries: the position it is current up to, and what it was built for. */
 export interface LiveIndex {
@@ -108,7 +109,9 @@ export class LiveStoreIndex<T extends LiveIndex, C = void> {
         this.#cache.set(storeId, cached);
         return cached;
       }
+      const started = performance.now();
       const built = await this.spec.build(storeId, target, context);
+      compactAfterBuild(this.spec.sizeOf(built), performance.now() - started);
       // Replacing an index does not drop it: a rebuild may reuse what the old one held outside the
       // heap under the same name (the visual index's matrix), and `build` releases what it replaces.
       this.#cache.set(storeId, built);
