@@ -23,9 +23,11 @@ export interface HitQuery {
   groupVariants: GroupVariants;
 }
 
-const OWNER_PRODUCT = 0;
-const OWNER_ASSET = 1;
-type Owner = { kind: number; key: string };
+/**
+ * An image's owner: a product, by its code itself (the row's own string: a 1M-product store has a
+ * million owners, no object each), or an asset link, by its parent code.
+ */
+type Owner = string | { asset: string };
 
 /**
  * One store's images in memory: the vectors themselves (one byte per dimension) live in the vision
@@ -45,7 +47,6 @@ export class StoreVisualIndex implements LiveIndex {
   readonly #codes: string[] = [];
   #visible = new Uint8Array(1024);
   readonly #parentOf: Array<string | null> = [];
-  readonly #byParent = new Map<string, Set<number>>();
   readonly #attributes = new AttributeColumns();
   // Image columns.
   readonly #columnOf = new Map<string, number>();
@@ -53,10 +54,11 @@ export class StoreVisualIndex implements LiveIndex {
   #scales = new Float32Array(1024);
   readonly #free: number[] = [];
   columns = 0;
-  // References: URL → owners, owner → URLs.
+  // References: URL → owners, owner → URLs (a product's by its row; a code without a row, and an
+  // asset link's parent code, by key).
   readonly #ownersOf = new Map<string, Owner[]>();
-  /** By owner kind (OWNER_PRODUCT, OWNER_ASSET), then key: keyed by the code itself, no joined key per product. */
-  readonly #urlsOf = [new Map<string, string[]>(), new Map<string, string[]>()];
+  readonly #urlsOfRow: Array<string[] | undefined> = [];
+  readonly #urlsOf = { product: new Map<string, string[]>(), asset: new Map<string, string[]>() };
   /** URLs, parent codes and URL lists repeat across a colourway's sizes: one copy each. */
   readonly #pool = new ValuePool();
   /** Per column, the rows its owners resolve to; per row, its family number. Rebuilt after any change. */
@@ -100,16 +102,15 @@ export class StoreVisualIndex implements LiveIndex {
         this.#visible = grown;
       }
     }
-    const oldParent = this.#parentOf[row];
-    if (oldParent) this.#byParent.get(oldParent)?.delete(row);
     this.#visible[row] = isVisibleStatus(status) ? 1 : 0;
-    this.#parentOf[row] = status === null || parent === null ? null : this.#pool.string(parent);
-    if (status !== null && parent) {
-      let set = this.#byParent.get(parent);
-      if (!set) this.#byParent.set(parent, (set = new Set()));
-      set.add(row);
-    }
+    this.#parentOf[row] = status === null || !parent ? null : this.#pool.string(parent);
     this.#attributes.set(row, attributes ?? {});
+    // URLs set before the product had a row.
+    const early = this.#urlsOf.product.get(code);
+    if (early) {
+      this.#urlsOf.product.delete(code);
+      this.#urlsOfRow[row] = early;
+    }
   }
 
   setOwnerUrls(kind: string, key: string, given: string[]) {
@@ -119,24 +120,30 @@ export class StoreVisualIndex implements LiveIndex {
       'urls',
       given.map((url) => this.#pool.string(url)),
     );
-    const byKey = this.#urlsOf[kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET];
-    for (const url of byKey.get(key) ?? []) {
-      const owners = (this.#ownersOf.get(url) ?? []).filter(
-        (o) => !(o.kind === (kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET) && o.key === key),
-      );
+    const isThis =
+      kind === 'product' ? (o: Owner) => o === key : (o: Owner) => typeof o !== 'string' && o.asset === key;
+    for (const url of this.#urlsOfOwner(kind, key)) {
+      const owners = (this.#ownersOf.get(url) ?? []).filter((o) => !isThis(o));
       if (owners.length > 0) this.#ownersOf.set(url, owners);
       else this.#ownersOf.delete(url);
     }
-    // The product's own code string when it has a row: an owner does not keep a copy of its own.
-    const row = this.#rowOf.get(key);
-    const sharedKey = row === undefined ? key : this.#codes[row];
-    if (urls.length === 0) byKey.delete(key);
-    else byKey.set(sharedKey, urls);
+    // A product with a row keeps its list by row, and is named by its row's own code string.
+    const row = kind === 'product' ? this.#rowOf.get(key) : undefined;
+    if (row !== undefined) this.#urlsOfRow[row] = urls.length > 0 ? urls : undefined;
+    else if (urls.length > 0) this.#urlsOf[kind === 'product' ? 'product' : 'asset'].set(key, urls);
+    else this.#urlsOf[kind === 'product' ? 'product' : 'asset'].delete(key);
+    const owner: Owner = kind !== 'product' ? { asset: key } : row === undefined ? key : this.#codes[row];
     for (const url of urls) {
       const owners = this.#ownersOf.get(url) ?? [];
-      owners.push({ kind: kind === 'product' ? OWNER_PRODUCT : OWNER_ASSET, key: sharedKey });
+      owners.push(owner);
       this.#ownersOf.set(url, owners);
     }
+  }
+
+  #urlsOfOwner(kind: string, key: string): string[] {
+    if (kind !== 'product') return this.#urlsOf.asset.get(key) ?? [];
+    const row = this.#rowOf.get(key);
+    return (row === undefined ? this.#urlsOf.product.get(key) : this.#urlsOfRow[row]) ?? [];
   }
 
   /** Places a vector (or removes the URL's column when `codes` is null); returns the column touched. */
@@ -166,16 +173,27 @@ export class StoreVisualIndex implements LiveIndex {
     return column;
   }
 
-  /** The product a reference shows: the product itself, or for an asset link the product whose code is the parent code, else its first visible variant. */
-  #resolve(owner: Owner): number {
-    const row = this.#rowOf.get(owner.key);
-    if (owner.kind === OWNER_PRODUCT) return row !== undefined && this.#visible[row] ? row : -1;
+  /**
+   * The product a reference shows: the product itself, or for an asset link the product whose code
+   * is the parent code, else its first visible variant (`firstVariant`, by parent code).
+   */
+  #resolve(owner: Owner, firstVariant: () => Map<string, number>): number {
+    const key = typeof owner === 'string' ? owner : owner.asset;
+    const row = this.#rowOf.get(key);
     if (row !== undefined && this.#visible[row]) return row;
-    let best = -1;
-    for (const variant of this.#byParent.get(owner.key) ?? []) {
-      if (this.#visible[variant] && (best < 0 || this.#codes[variant] < this.#codes[best])) best = variant;
+    return typeof owner === 'string' ? -1 : (firstVariant().get(key) ?? -1);
+  }
+
+  /** Each parent code's visible variant with the smallest code (asset links show it). */
+  #firstVariants(): Map<string, number> {
+    const first = new Map<string, number>();
+    for (let row = 0; row < this.#codes.length; row++) {
+      const parent = this.#parentOf[row];
+      if (!parent || !this.#visible[row]) continue;
+      const best = first.get(parent);
+      if (best === undefined || this.#codes[row] < this.#codes[best]) first.set(parent, row);
     }
-    return best;
+    return first;
   }
 
   isVisible(code: string) {
@@ -183,10 +201,10 @@ export class StoreVisualIndex implements LiveIndex {
     return row !== undefined && this.#visible[row] === 1;
   }
   urlsOfProduct(code: string) {
-    return this.#urlsOf[OWNER_PRODUCT].get(code) ?? [];
+    return this.#urlsOfOwner('product', code);
   }
   urlsOfAssets(parent: string) {
-    return this.#urlsOf[OWNER_ASSET].get(parent) ?? [];
+    return this.#urlsOfOwner('asset', parent);
   }
   hasVector(url: string) {
     return this.#columnOf.has(url);
@@ -214,11 +232,13 @@ export class StoreVisualIndex implements LiveIndex {
     if (this.#resolved) return this.#resolved;
     const start = new Int32Array(this.columns + 1);
     const rows: number[] = [];
+    let variants: Map<string, number> | undefined;
+    const firstVariant = () => (variants ??= this.#firstVariants());
     for (let column = 0; column < this.columns; column++) {
       start[column] = rows.length;
       const url = this.#urlOf[column];
       for (const owner of (url !== undefined && this.#ownersOf.get(url)) || []) {
-        const row = this.#resolve(owner);
+        const row = this.#resolve(owner, firstVariant);
         if (row >= 0 && !rows.includes(row, start[column])) rows.push(row);
       }
     }
