@@ -339,7 +339,7 @@ export const SETTINGS: readonly Setting[] = [
     at('heapCompactBytes'),
     64,
     { unit: MB, min: 0, requirement: 'must be a whole number of MB, 0 or more' },
-    'an in-memory index build of at least this estimated size, in a heap holding at least this much more than it uses, is followed by one compacting garbage collection when the build took 5 times its pause or more (a 1M-product store: 1.9 s after builds of 20 s and more, about 600 MB less RSS per API process); `0` turns it off',
+    'an in-memory index build of at least this estimated size is followed by one compacting garbage collection when the build took 5 times its pause or more (a 1M-product store: 1.9 s after builds of 20 s and more, about 600 MB less RSS per API process); `0` turns it off',
   ),
   {
     variable: 'VITRINE_DATA_DIR',
