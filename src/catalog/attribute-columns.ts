@@ -10,16 +10,56 @@ export function foldValue(value: unknown): string | undefined {
 }
 
 /**
+ * Attribute values by id: the value as compared (trimmed, lower case) and as first written. Only grows.
+ * A store's listing and its photo index share one (storeValues): at 1M products the names, prices
+ * and parent codes make it about 90 MB a copy. Facets show a value as the store's indexes first met it.
+ */
+export class ValueDictionary {
+  readonly #ids = new Map<string, number>();
+  /** id → value; id 0 is no value. */
+  readonly values: string[] = [''];
+  /** id → the value as first written ("Navy Blue"), for facets. */
+  readonly display: string[] = [''];
+
+  /** The id of a folded value, added with its written form when new. */
+  idOf(folded: string, written: unknown): number {
+    let id = this.#ids.get(folded);
+    if (id === undefined) {
+      this.#ids.set(folded, (id = this.values.length));
+      this.values[id] = folded;
+      this.display[id] = String(written).trim();
+    }
+    return id;
+  }
+
+  find(folded: string): number | undefined {
+    return this.#ids.get(folded);
+  }
+}
+
+/** Each store's dictionary while any index of this process holds it. */
+const storeDictionaries = new Map<string, WeakRef<ValueDictionary>>();
+const forgetDictionary = new FinalizationRegistry<string>((storeId) => {
+  if (storeDictionaries.get(storeId)?.deref() === undefined) storeDictionaries.delete(storeId);
+});
+
+/** The store's value dictionary shared by its in-memory indexes in this process (a new one if none holds one). */
+export function storeValues(storeId: string): ValueDictionary {
+  const held = storeDictionaries.get(storeId)?.deref();
+  if (held) return held;
+  const created = new ValueDictionary();
+  storeDictionaries.set(storeId, new WeakRef(created));
+  forgetDictionary.register(created, storeId);
+  return created;
+}
+
+/**
  * Products' attribute values, dictionary-encoded per attribute (one Int32Array column each), so a
  * filter is a few array reads per candidate and 44k products cost a few MB rather than one object each.
  */
 export class AttributeColumns {
   readonly #columns = new Map<string, Int32Array>();
-  readonly #ids = new Map<string, number>();
-  /** id → value, and each column's distinct value ids: a condition is evaluated once per distinct value. */
-  readonly #values: string[] = [''];
-  /** id → the value as first written ("Navy Blue"), for facets. */
-  readonly #display: string[] = [''];
+  /** Each column's distinct value ids: a condition is evaluated once per distinct value. */
   readonly #distinct = new Map<string, Set<number>>();
   #capacity = 1024;
   /**
@@ -27,6 +67,8 @@ export class AttributeColumns {
    * a price column of 1M products tested every distinct price on each request (8 ms at 1M).
    */
   readonly #accepting = new Map<string, { resolver: AudienceResolver; ids: Int32Array }>();
+
+  constructor(readonly dictionary: ValueDictionary = new ValueDictionary()) {}
 
   set(row: number, attributes: Record<string, unknown>) {
     if (this.#accepting.size > 0) this.#accepting.clear();
@@ -38,12 +80,7 @@ export class AttributeColumns {
       const key = name.trim().toLowerCase();
       let column = this.#columns.get(key);
       if (!column) this.#columns.set(key, (column = new Int32Array(this.#capacity)));
-      let id = this.#ids.get(folded);
-      if (id === undefined) {
-        this.#ids.set(folded, (id = this.#ids.size + 1));
-        this.#values[id] = folded;
-        this.#display[id] = String(value).trim();
-      }
+      const id = this.dictionary.idOf(folded, value);
       column[row] = id;
       let distinct = this.#distinct.get(key);
       if (!distinct) this.#distinct.set(key, (distinct = new Set()));
@@ -66,7 +103,7 @@ export class AttributeColumns {
       const ids = this.#accepted(key, field, condition, resolver);
       if (!column || ids.length === 0) return () => false;
       // A table by value id: one array read per row and condition.
-      const accepted = new Uint8Array(this.#values.length);
+      const accepted = new Uint8Array(this.dictionary.values.length);
       for (const id of ids) accepted[id] = 1;
       tests.push({ column, accepted });
     }
@@ -85,11 +122,13 @@ export class AttributeColumns {
     const ids =
       condition.kind === 'any' && !condition.labels
         ? Int32Array.from(
-            new Set(condition.values.map((v) => this.#ids.get(v)).filter((id): id is number => id !== undefined)),
+            new Set(
+              condition.values.map((v) => this.dictionary.find(v)).filter((id): id is number => id !== undefined),
+            ),
           )
         : Int32Array.from(
             [...(this.#distinct.get(key) ?? [])].filter((id) =>
-              valueMatches(field, condition, this.#values[id], resolver),
+              valueMatches(field, condition, this.dictionary.values[id], resolver),
             ),
           );
     if (this.#accepting.size >= ACCEPTING_KEPT) this.#accepting.delete(this.#accepting.keys().next().value!);
@@ -104,17 +143,17 @@ export class AttributeColumns {
 
   /** A value id as compared (trimmed, lower case; '' for none). */
   value(id: number): string {
-    return this.#values[id] ?? '';
+    return this.dictionary.values[id] ?? '';
   }
 
   /** A value id as first written. */
   display(id: number): string {
-    return this.#display[id] ?? '';
+    return this.dictionary.display[id] ?? '';
   }
 
-  /** Value ids are below this. */
+  /** Value ids are below this (the dictionary may be shared: it grows with the other indexes too). */
   get dictionarySize(): number {
-    return this.#values.length;
+    return this.dictionary.values.length;
   }
 
   #grow(needed: number) {

@@ -8,7 +8,7 @@ import {
   valueMatches,
   type AudienceResolver,
 } from '../../src/catalog/filters.js';
-import { AttributeColumns } from '../../src/catalog/attribute-columns.js';
+import { AttributeColumns, storeValues } from '../../src/catalog/attribute-columns.js';
 
 const products = [
   {
@@ -92,6 +92,33 @@ describe('the catalog filter language (one parser, one evaluator)', () => {
       products.map((_, row) => columns.compile(women, nobody)(row)),
       [false, false, false],
     );
+  });
+
+  it("a store's indexes share its value dictionary, each filtering only its own rows", () => {
+    const store = `store-${Math.random()}`;
+    assert.equal(storeValues(store), storeValues(store), 'one dictionary per store while held');
+    assert.notEqual(storeValues(store), storeValues(`${store}-other`));
+    // The listing sees the visible products; the photo index every product, a draft too.
+    const listing = new AttributeColumns(storeValues(store));
+    const photos = new AttributeColumns(storeValues(store));
+    listing.set(0, products[1]);
+    products.forEach((p, row) => photos.set(row, p));
+    photos.set(3, { Colour: 'Teal', 'Product Name': 'Draft scarf' });
+    for (const filters of [{ Colour: ['navy blue', 'red'] }, { Colour: 'teal' }, { 'Selling Price': { lte: 20 } }]) {
+      const compiled = compileFilters(filters);
+      assert.deepEqual([listing.compile(compiled)(0)], [matches(compiled, products[1])], JSON.stringify(filters));
+      assert.deepEqual(
+        [0, 1, 2].map((row) => photos.compile(compiled)(row)),
+        products.map((p) => matches(compiled, p)),
+        JSON.stringify(filters),
+      );
+    }
+    assert.equal(photos.compile(compileFilters({ Colour: 'teal' }))(3), true);
+    assert.equal(listing.compile(compileFilters({ Colour: 'teal' }))(0), false, 'a value only the other index holds');
+    // One id per value, whichever index met it first.
+    const colour = (columns: AttributeColumns, row: number) => columns.display(columns.column('colour')![row]);
+    assert.equal(colour(listing, 0), colour(photos, 1));
+    assert.equal(photos.dictionarySize, listing.dictionarySize);
   });
 
   it('a request parameter: not JSON is 400, a wrong shape 422 naming the path', () => {

@@ -2,7 +2,7 @@ import type { ChangeFeed } from '../../storage/change-feed.js';
 import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
 import { productCardOf, type ProductCard } from '../../catalog/product-summary.js';
 import type { ProductsReadPort } from './products.read-port.js';
-import { AttributeColumns } from '../../catalog/attribute-columns.js';
+import { AttributeColumns, storeValues } from '../../catalog/attribute-columns.js';
 import { ListingRows, type ListingSnapshot } from './catalog-listing.js';
 import { isInStock } from '../../catalog/variants.js';
 import type { ProductRecord } from './products.read-port.js';
@@ -95,7 +95,8 @@ export class ProductCards {
       seq,
       key: 'cards',
       cards: new Map(),
-      columns: new AttributeColumns(),
+      // The store's attribute values, shared with its photo index.
+      columns: new AttributeColumns(storeValues(storeId)),
       rowOf: new Map(),
       rows: new ListingRows(),
     };

@@ -1,7 +1,7 @@
 import { isVisibleStatus } from '../../catalog/statuses.js';
 import type { VisionClient } from '../../vision/vision-client.js';
 import type { LiveIndex } from '../../storage/live-store-index.js';
-import { AttributeColumns } from '../../catalog/attribute-columns.js';
+import { AttributeColumns, ValueDictionary } from '../../catalog/attribute-columns.js';
 import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js';
 import type { GroupVariants } from '../../catalog/variants.js';
 import { ValuePool } from '../../storage/value-pool.js';
@@ -47,7 +47,7 @@ export class StoreVisualIndex implements LiveIndex {
   readonly #codes: string[] = [];
   #visible = new Uint8Array(1024);
   readonly #parentOf: Array<string | null> = [];
-  readonly #attributes = new AttributeColumns();
+  readonly #attributes: AttributeColumns;
   // Image columns.
   readonly #columnOf = new Map<string, number>();
   readonly #urlOf: Array<string | undefined> = [];
@@ -75,7 +75,10 @@ export class StoreVisualIndex implements LiveIndex {
     readonly model: string,
     readonly dimensions: number,
     generation = 0,
+    /** The store's attribute values, shared with its listing (storeValues). */
+    values = new ValueDictionary(),
   ) {
+    this.#attributes = new AttributeColumns(values);
     this.generation = generation;
     this.key = visualIndexKey(generation, model);
   }

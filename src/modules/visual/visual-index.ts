@@ -6,6 +6,7 @@ import type { ProductsReadPort } from '../products/products.read-port.js';
 import * as repo from './visual.repository.js';
 import type { ImageCatalog } from './image-catalog.js';
 import { StoreVisualIndex, visualIndexKey } from './store-visual-index.js';
+import { storeValues } from '../../catalog/attribute-columns.js';
 
 /** Vectors read per query while an index is built. */
 const PAGE = 5000;
@@ -64,7 +65,7 @@ export class VisualIndexes {
     const generation = this.vision.generation;
     const matrixKey = `${storeId}:${generation}`;
     this.vision.drop(matrixKey);
-    const index = new StoreVisualIndex(matrixKey, model, dimensions, generation);
+    const index = new StoreVisualIndex(matrixKey, model, dimensions, generation, storeValues(storeId));
     index.seq = await this.changes.latest(storeId);
     const db = this.storage.db;
     for await (const page of this.products.pageAll(storeId)) {
