@@ -70,8 +70,16 @@ function migratorFor(storage: StorageHandle): Migrator {
 
 /** The migrations that have not run on this database yet, in the order they would (`vitrine migrate --dry-run`). */
 export async function pendingMigrations(storage: StorageHandle): Promise<string[]> {
-  const migrations = await migratorFor(storage).getMigrations();
-  return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  // The same catalog race as migrateToLatest's below (a CI run's `migrate --dry-run` met it): look again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const migrations = await migratorFor(storage).getMigrations();
+      return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+    } catch (error) {
+      if (attempt >= 5 || !isCatalogRace(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
 }
 
 /**
