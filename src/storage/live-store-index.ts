@@ -111,10 +111,11 @@ export class LiveStoreIndex<T extends LiveIndex, C = void> {
       }
       const started = performance.now();
       const built = await this.spec.build(storeId, target, context);
-      compactAfterBuild(this.spec.sizeOf(built), performance.now() - started);
       // Replacing an index does not drop it: a rebuild may reuse what the old one held outside the
       // heap under the same name (the visual index's matrix), and `build` releases what it replaces.
       this.#cache.set(storeId, built);
+      // After the set: the index it replaced, and any the budget evicted, are collected in the same pass.
+      compactAfterBuild(this.spec.sizeOf(built), performance.now() - started);
       return built;
     }).finally(() => this.#inFlight.delete(storeId));
     this.#inFlight.set(storeId, run);
