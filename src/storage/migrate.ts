@@ -70,16 +70,8 @@ function migratorFor(storage: StorageHandle): Migrator {
 
 /** The migrations that have not run on this database yet, in the order they would (`vitrine migrate --dry-run`). */
 export async function pendingMigrations(storage: StorageHandle): Promise<string[]> {
-  // The same catalog race as migrateToLatest's below (a CI run's `migrate --dry-run` met it): look again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const migrations = await migratorFor(storage).getMigrations();
-      return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
-    } catch (error) {
-      if (attempt >= 5 || !isCatalogRace(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
-    }
-  }
+  const migrations = await afterCatalogRaces(() => migratorFor(storage).getMigrations());
+  return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
 /**
@@ -89,18 +81,28 @@ export async function pendingMigrations(storage: StorageHandle): Promise<string[
 export async function migrateToLatest(storage: StorageHandle, upTo?: string): Promise<string[]> {
   if (!upTo && (await upToDate(storage))) return [];
   const migrator = migratorFor(storage);
-  for (let attempt = 1; ; attempt++) {
+  return afterCatalogRaces(async () => {
     // `upTo` (tests of a migration): stop after that one.
     const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
-    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    // Kysely looks for its migration table by introspecting every schema of the database; on PostgreSQL
-    // a schema another client drops meanwhile makes that catalog query fail ("schema … does not exist").
-    // Nothing was migrated then (each migration runs in a transaction under a lock): look again.
-    if (attempt < 5 && isCatalogRace(error)) {
+    // Kysely's catalog and SQL errors are Errors (their `code` read by the race check); anything else is wrapped.
+    if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  });
+}
+
+/**
+ * Kysely looks for its migration table by introspecting every schema of the database; on PostgreSQL
+ * a schema another client drops meanwhile makes that catalog query fail ("schema … does not exist").
+ * Nothing was read or migrated then (each migration runs in a transaction under a lock): look again.
+ */
+async function afterCatalogRaces<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= 5 || !isCatalogRace(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
-      continue;
     }
-    throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
   }
 }
 
