@@ -132,9 +132,10 @@ export class StoreVisualIndex implements LiveIndex {
     }
     // A product with a row keeps its list by row, and is named by its row's own code string.
     const row = kind === 'product' ? this.#rowOf.get(key) : undefined;
+    const byKey = this.#urlsOf[kind === 'product' ? 'product' : 'asset'];
     if (row !== undefined) this.#urlsOfRow[row] = urls.length > 0 ? urls : undefined;
-    else if (urls.length > 0) this.#urlsOf[kind === 'product' ? 'product' : 'asset'].set(key, urls);
-    else this.#urlsOf[kind === 'product' ? 'product' : 'asset'].delete(key);
+    else if (urls.length > 0) byKey.set(key, urls);
+    else byKey.delete(key);
     const owner: Owner = kind !== 'product' ? { asset: key } : row === undefined ? key : this.#codes[row];
     for (const url of urls) {
       const owners = this.#ownersOf.get(url) ?? [];
