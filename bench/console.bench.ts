@@ -104,6 +104,10 @@ async function measure(size: number) {
         'attribute filter Department = Women',
         `filters=${encodeURIComponent(JSON.stringify({ Department: ['Women'] }))}`,
       ],
+      [
+        'attribute filters Colour = Black, Season = Summer, status = new',
+        `status=new&filters=${encodeURIComponent(JSON.stringify({ Colour: 'Black', Season: 'Summer' }))}`,
+      ],
     ];
     const lines: string[] = [];
     for (const [label, query] of views) {

@@ -78,6 +78,15 @@ const webhook = (key: keyof Config['webhooks']) => ({
   set: (c: MutableConfig, value: number) => ((c.webhooks as Record<string, number>)[key] = value),
 });
 const MB_UNIT = { unit: MB, requirement: 'must be at least 1', min: 1 };
+/** The group's memory budget of one kind of per-store index, in MB. */
+const indexBudget = (variable: string, key: keyof Config, fallback: number, what: string) =>
+  integer(
+    variable,
+    at(key),
+    fallback,
+    MB_UNIT,
+    `memory budget of the per-store ${what} (the group's: each of N API processes keeps 1/N)`,
+  );
 
 export const SETTINGS: readonly Setting[] = [
   integer(
@@ -292,33 +301,20 @@ export const SETTINGS: readonly Setting[] = [
     { min: 1, max: 1000, requirement: 'must be from 1 to 1000' },
     'events per webhook POST (1–1000)',
   ),
-  integer(
-    'VITRINE_VISUAL_INDEX_MB',
-    at('visualIndexBytes'),
-    1024,
-    MB_UNIT,
-    "memory budget of the per-store search-by-photo indexes (the group's: each of N API processes keeps 1/N)",
-  ),
-  integer(
-    'VITRINE_COMPLEMENTS_INDEX_MB',
-    at('complementsIndexBytes'),
-    512,
-    MB_UNIT,
-    "memory budget of the per-store complete-the-look indexes (the group's: each of N API processes keeps 1/N)",
-  ),
-  integer(
-    'VITRINE_SEARCH_VOCABULARY_MB',
-    at('searchVocabularyBytes'),
-    256,
-    MB_UNIT,
-    "memory budget of the per-store typo vocabularies of text search (the group's: each of N API processes keeps 1/N)",
-  ),
-  integer(
+  indexBudget('VITRINE_VISUAL_INDEX_MB', 'visualIndexBytes', 1024, 'search-by-photo indexes'),
+  indexBudget('VITRINE_COMPLEMENTS_INDEX_MB', 'complementsIndexBytes', 512, 'complete-the-look indexes'),
+  indexBudget('VITRINE_SEARCH_VOCABULARY_MB', 'searchVocabularyBytes', 256, 'typo vocabularies of text search'),
+  indexBudget(
     'VITRINE_CARD_INDEX_MB',
-    at('cardIndexBytes'),
+    'cardIndexBytes',
     128,
-    MB_UNIT,
-    "memory budget of the per-store product listings (cards, attributes, families, sizes) that search and browse filter, facet, group and sort in (the group's: each of N API processes keeps 1/N)",
+    'product listings (cards, attributes, families, sizes) that search and browse filter, facet, group and sort in',
+  ),
+  indexBudget(
+    'VITRINE_ATTRIBUTE_INDEX_MB',
+    'attributeIndexBytes',
+    256,
+    "attribute indexes (every product, any status) that the products listing's attribute filters and facets read, the console's Filters panel",
   ),
   integer(
     'VITRINE_SEARCH_RESULTS_MB',

@@ -55,6 +55,8 @@ export interface Config {
   readonly searchVocabularyBytes: number;
   /** Memory budget of the per-store product cards of text search hits (VITRINE_CARD_INDEX_MB). */
   readonly cardIndexBytes: number;
+  /** Memory budget of the per-store attribute indexes of the products listing (VITRINE_ATTRIBUTE_INDEX_MB). */
+  readonly attributeIndexBytes: number;
   readonly searchResultBytes: number;
   /**
    * Memory budget of the listing pages each API process keeps while their store is unchanged

@@ -16,6 +16,7 @@ import { ProductExport } from './modules/products/product-export.js';
 import { ProductsReadPort } from './modules/products/products.read-port.js';
 import { MappingProfiles } from './modules/products/mapping-profiles.js';
 import { ProductCards } from './modules/products/product-cards.js';
+import { ProductAttributeIndex } from './modules/products/attribute-index.js';
 import { AssetsService } from './modules/assets/assets.service.js';
 import { createTextIndex } from './search/text-index.js';
 import { SearchIndexer } from './modules/search/search-indexer.js';
@@ -165,13 +166,18 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const products = new ProductsService(storage, changeLog);
   // Totals and collection snapshots per store, kept while its change sequence stands.
   const listingTotals = new SeqCache();
-  const productQueries = new ProductQueries(storage, listingTotals);
-  const productExport = new ProductExport(storage);
   // The memory budgets (VITRINE_*_MB) are the whole group's: each of `vitrine serve`'s N API processes
   // keeps 1/N of each, so adding processes adds CPU, not index memory (README › Scaling out). A store
   // whose index alone is larger than a process's share is still kept (alone).
   const processes = isClusterWorker() ? Math.max(1, Number(process.env.VITRINE_PROCESS_COUNT ?? 1)) : 1;
   const share = (bytes: number) => Math.floor(bytes / processes);
+  const productAttributes = new ProductAttributeIndex({
+    products: productsRead,
+    changeLog,
+    budgetBytes: share(config.attributeIndexBytes),
+  });
+  const productQueries = new ProductQueries(storage, listingTotals, { attributes: productAttributes });
+  const productExport = new ProductExport(storage);
   const listingPages = new SeqCache('listing pages', share(config.listingCacheBytes));
   configureHeapCompaction({ minIndexBytes: config.heapCompactBytes });
   const assets = new AssetsService({
@@ -377,6 +383,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       await workers.stop();
       visualIndexes.close();
       productCards.close();
+      productAttributes.close();
       search.close();
       complements.close();
       listingPages.close();

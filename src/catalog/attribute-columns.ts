@@ -70,7 +70,8 @@ export class AttributeColumns {
 
   constructor(readonly dictionary: ValueDictionary = new ValueDictionary()) {}
 
-  set(row: number, attributes: Record<string, unknown>) {
+  /** Stores a row's values; attributes whose folded name is in `skip` are not kept. */
+  set(row: number, attributes: Record<string, unknown>, skip?: ReadonlySet<string>) {
     if (this.#accepting.size > 0) this.#accepting.clear();
     if (row >= this.#capacity) this.#grow(row + 1);
     for (const column of this.#columns.values()) column[row] = 0;
@@ -78,6 +79,7 @@ export class AttributeColumns {
       const folded = foldValue(value);
       if (folded === undefined || folded === '') continue;
       const key = name.trim().toLowerCase();
+      if (skip?.has(key)) continue;
       let column = this.#columns.get(key);
       if (!column) this.#columns.set(key, (column = new Int32Array(this.#capacity)));
       const id = this.dictionary.idOf(folded, value);
@@ -96,22 +98,57 @@ export class AttributeColumns {
    */
   compile(filters: CompiledFilters, resolver: AudienceResolver = BUILT_IN): (row: number) => boolean {
     if (filters.length === 0) return () => true;
-    const tests: Array<{ column: Int32Array; accepted: Uint8Array }> = [];
-    for (const { field, condition } of filters) {
+    const tests = this.conditionTests(filters, resolver);
+    if (tests.some((test) => test.column === undefined)) return () => false;
+    if (tests.length === 1) {
+      const [{ column, accepted }] = tests;
+      return (row) => accepted[column![row]] === 1;
+    }
+    return (row) => tests.every(({ column, accepted }) => accepted[column![row]] === 1);
+  }
+
+  /**
+   * Each condition as its column and a table by value id of the values it accepts (one array read per
+   * row and condition); `column` is undefined where no row can satisfy it (no product has the
+   * attribute, or no value of it is accepted).
+   */
+  conditionTests(
+    filters: CompiledFilters,
+    resolver: AudienceResolver = BUILT_IN,
+  ): Array<{ key: string; column: Int32Array | undefined; accepted: Uint8Array }> {
+    return filters.map(({ field, condition }) => {
       const key = field.trim().toLowerCase();
       const column = this.#columns.get(key);
       const ids = this.#accepted(key, field, condition, resolver);
-      if (!column || ids.length === 0) return () => false;
-      // A table by value id: one array read per row and condition.
       const accepted = new Uint8Array(this.dictionary.values.length);
       for (const id of ids) accepted[id] = 1;
-      tests.push({ column, accepted });
-    }
-    if (tests.length === 1) {
-      const [{ column, accepted }] = tests;
-      return (row) => accepted[column[row]] === 1;
-    }
-    return (row) => tests.every(({ column, accepted }) => accepted[column[row]] === 1);
+      return { key, column: column && ids.length > 0 ? column : undefined, accepted };
+    });
+  }
+
+  /** How many distinct values an attribute's column holds (0: no column). */
+  distinctCount(name: string): number {
+    return this.#distinct.get(name.trim().toLowerCase())?.size ?? 0;
+  }
+
+  /** The largest value id an attribute's column holds (0: none): a count table by id needs one more entry. */
+  largestId(name: string): number {
+    let largest = 0;
+    for (const id of this.#distinct.get(name.trim().toLowerCase()) ?? []) if (id > largest) largest = id;
+    return largest;
+  }
+
+  /** Forgets an attribute's column (its values stay in the dictionary). */
+  drop(name: string) {
+    const key = name.trim().toLowerCase();
+    this.#columns.delete(key);
+    this.#distinct.delete(key);
+    this.#accepting.clear();
+  }
+
+  /** The attributes that have a column (folded names). */
+  names(): string[] {
+    return [...this.#columns.keys()];
   }
 
   #accepted(key: string, field: string, condition: Condition, resolver: AudienceResolver): Int32Array {

@@ -32,8 +32,8 @@ describeEachDialect('status listing and products from marks', (ctx) => {
         all.push((await queries.statusListing(store, { status, offset, limit: 13 })).data);
       return all;
     };
-    const plain = () => new ProductQueries(storage, new SeqCache('plain', 0), { every: 7, from: Infinity });
-    const marked = new ProductQueries(storage, new SeqCache('marks'), { every: 7, from: 10 });
+    const plain = () => new ProductQueries(storage, new SeqCache('plain', 0), { marks: { every: 7, from: Infinity } });
+    const marked = new ProductQueries(storage, new SeqCache('marks'), { marks: { every: 7, from: 10 } });
     // Full products (GET /v1/products) page the same way when nothing but a status narrows them.
     const products = async (queries: ProductQueries, status?: string) => {
       const all = [];

@@ -8,6 +8,7 @@ import { parseFiltersParam } from '../../catalog/filters.js';
 import { MAX_FACETS } from '../../catalog/limits.js';
 import { InvalidInputError } from '../../errors.js';
 import { AttributeScan, type AttributeMatch, type FacetValue } from './attribute-filter.js';
+import type { ProductAttributeIndex } from './attribute-index.js';
 
 /** Products one chunk of an attribute scan reads. */
 const SCAN_CHUNK = 1000;
@@ -46,12 +47,22 @@ export interface StatusPage {
 export class ProductQueries {
   #fixable: ((store: Store) => Promise<Partial<Record<string, number>>>) | undefined;
 
+  readonly #marks: { every: number; from: number };
+  readonly #attributes: ProductAttributeIndex | undefined;
+
   constructor(
     private readonly storage: StorageHandle,
     private readonly counts: SeqCache,
-    /** Where deep pages start from marks (tests set them small). */
-    private readonly marks = { every: MARK_EVERY, from: MARKS_FROM },
-  ) {}
+    options: {
+      /** Where deep pages start from marks (tests set them small). */
+      marks?: { every: number; from: number };
+      /** Attribute filters and facets from memory; without it, every filtered view reads the products. */
+      attributes?: ProductAttributeIndex;
+    } = {},
+  ) {
+    this.#marks = options.marks ?? { every: MARK_EVERY, from: MARKS_FROM };
+    this.#attributes = options.attributes;
+  }
 
   /** Lets the tagging module say, per failure reason, how many products a photo suggestion would fix. */
   setFixable(fixable: (store: Store) => Promise<Partial<Record<string, number>>>) {
@@ -82,7 +93,7 @@ export class ProductQueries {
 
   /** A deep offset as the nearest mark before it and the rest: the same page, fewer index entries stepped over. */
   async #fromMark(store: Store, page: StatusPage): Promise<{ from?: string; offset: number }> {
-    const { every, from } = this.marks;
+    const { every, from } = this.#marks;
     if (page.after !== undefined || page.offset < from) return { offset: page.offset };
     const marks = await this.counts.get(
       store,
@@ -152,6 +163,11 @@ export class ProductQueries {
       store,
       key,
       async (): Promise<AttributeMatch> => {
+        // The index answers a status or the whole catalog; a reason, text or codes narrow the read instead.
+        if (this.#attributes && reason === undefined && text === undefined && codes === undefined) {
+          const found = await this.#attributes.match(store, { filters, facets, facetLimit: limit, status, resolver });
+          if (found) return found;
+        }
         const scan = new AttributeScan(filters, facets, resolver);
         for (let after: string | undefined; ;) {
           const rows = await repo.scanAttributes(this.storage.db, store.id, sqlFilter, after, SCAN_CHUNK);

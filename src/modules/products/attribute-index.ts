@@ -1,0 +1,217 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ChangeFeed } from '../../storage/change-feed.js';
+import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
+import { AttributeColumns, storeValues } from '../../catalog/attribute-columns.js';
+import { BUILT_IN, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
+import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
+import type { ProductRecord, ProductsReadPort } from './products.read-port.js';
+import { CodeList, type AttributeMatch, type FacetValue } from './attribute-filter.js';
+
+/** Status by id (0: the row's product was deleted). */
+const STATUS_IDS = new Map<string, number>(PRODUCT_STATUSES.map((status, i) => [status, i + 1]));
+
+/**
+ * Once the build has read this many products, an attribute with more distinct values than half of them
+ * (names, image addresses, descriptions) loses its column: a filter or facet on it reads the products
+ * instead. At 1M products the names alone would hold about 100 MB of values for a filter no screen offers.
+ */
+const DISTINCT_CHECK_AT = 20_000;
+/** Past this many changes a rebuild reads less than following them. */
+const REBUILD_AFTER = 20_000;
+/** Bytes of one product beside its attribute ids (code, its map entry, status), and of an index itself. */
+const BYTES_PER_ROW = 120;
+const BYTES_PER_INDEX = 64 * 1024;
+
+interface AttributeIndex extends LiveIndex {
+  /** Product codes by row, in the database's product_code order (the listing's order). */
+  codes: string[];
+  rowOf: Map<string, number>;
+  /** Status id by row; 0 for a product deleted since the build. */
+  status: Uint8Array;
+  columns: AttributeColumns;
+  /**
+   * Attributes (folded names) the columns do not answer for exactly: a value that is a list or an
+   * object, two spellings of the name in one product, a name with surrounding spaces, or too many
+   * distinct values. A filter or facet on one of them is answered by reading the products.
+   */
+  unread: Set<string>;
+}
+
+/** What a listing asks of the index: attribute conditions, facets, and optionally one status. */
+export interface AttributeQuery {
+  filters: CompiledFilters;
+  facets: string[];
+  facetLimit: number;
+  status?: string;
+  resolver?: AudienceResolver;
+}
+
+/**
+ * Every product of a store (any status), its attributes dictionary-encoded by row: the products
+ * listing's attribute filters and facets (the console's Filters panel) answered from memory instead of
+ * a scan of every product per view. A LiveStoreIndex: built on first use, followed from the change log
+ * (an edited, restated or deleted product in place; a new product, whose place in code order is the
+ * database's, rebuilds it), bounded by VITRINE_ATTRIBUTE_INDEX_MB.
+ */
+export class ProductAttributeIndex {
+  readonly #index: LiveStoreIndex<AttributeIndex>;
+
+  constructor(
+    private readonly deps: {
+      products: ProductsReadPort;
+      changeLog: ChangeFeed;
+      budgetBytes: number;
+      /** When the build looks for attributes with too many distinct values (tests set it small). */
+      distinctCheckAt?: number;
+    },
+  ) {
+    this.#index = new LiveStoreIndex<AttributeIndex>({
+      name: 'products.attributes',
+      budgetBytes: deps.budgetBytes,
+      sizeOf: (index) => BYTES_PER_INDEX + index.codes.length * (BYTES_PER_ROW + 4 * index.columns.names().length),
+      build: (storeId) => this.#build(storeId),
+      follow: (storeId, index, target) => this.#follow(storeId, index, target.seq),
+    });
+  }
+
+  /**
+   * The products matching `query` in product_code order and the facets asked for, as of `changeSeq`;
+   * undefined when a filter or facet names an attribute the index does not answer for (read the products).
+   */
+  async match(store: { id: string; changeSeq: number }, query: AttributeQuery): Promise<AttributeMatch | undefined> {
+    const asked = [...query.filters.map(({ field }) => field), ...query.facets];
+    // A name with spaces around it is matched as written when the products are read.
+    if (asked.some((name) => name !== name.trim())) return undefined;
+    const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'attributes' }, undefined);
+    if (asked.some((name) => index.unread.has(name.toLowerCase()))) return undefined;
+    return matchRows(index, query);
+  }
+
+  close() {
+    this.#index.close();
+  }
+
+  async #build(storeId: string): Promise<AttributeIndex> {
+    // The sequence first: a change committed while reading is applied by the next follow.
+    const seq = await this.deps.changeLog.latest(storeId);
+    const index: AttributeIndex = {
+      seq,
+      key: 'attributes',
+      codes: [],
+      rowOf: new Map(),
+      status: new Uint8Array(1024),
+      columns: new AttributeColumns(storeValues(storeId)),
+      unread: new Set(),
+    };
+    let checked = false;
+    for await (const page of this.deps.products.pageAll(storeId)) {
+      for (const product of page) {
+        index.rowOf.set(product.code, index.codes.length);
+        index.codes.push(product.code);
+        place(index, index.codes.length - 1, product);
+      }
+      if (!checked && index.codes.length >= (this.deps.distinctCheckAt ?? DISTINCT_CHECK_AT)) {
+        checked = true;
+        for (const name of index.columns.names())
+          if (index.columns.distinctCount(name) > index.codes.length / 2) unread(index, name);
+      }
+      // The reads resolve at once on SQLite: a turn of the event loop per page lets other requests in.
+      await nextTurn();
+    }
+    return index;
+  }
+
+  async #follow(storeId: string, index: AttributeIndex, upTo: number): Promise<boolean> {
+    if (upTo - index.seq > REBUILD_AFTER) return false;
+    const changed = await this.deps.changeLog.changedKeys(storeId, index.seq, upTo, ['product']);
+    if (!changed) return false;
+    const codes = changed.get('product') ?? [];
+    const records = await this.deps.products.attributesByCodes(storeId, codes);
+    if (records.some((record) => !index.rowOf.has(record.code))) return false;
+    const byCode = new Map(records.map((record) => [record.code, record]));
+    for (const code of codes) {
+      const row = index.rowOf.get(code);
+      if (row !== undefined) place(index, row, byCode.get(code));
+    }
+    index.seq = upTo;
+    return true;
+  }
+}
+
+/** The names of the product being placed (one set for every product). */
+const seenNames = new Set<string>();
+
+/** Stores a product's status and attributes at its row, or (no record) marks the row deleted. */
+function place(index: AttributeIndex, row: number, product: ProductRecord | undefined) {
+  if (row >= index.status.length) {
+    const grown = new Uint8Array(Math.ceil(index.status.length * 1.5) + row);
+    grown.set(index.status);
+    index.status = grown;
+  }
+  if (product === undefined) {
+    index.status[row] = 0;
+    index.columns.set(row, {});
+    return;
+  }
+  index.status[row] = STATUS_IDS.get(product.status) ?? 0;
+  const seen = seenNames;
+  seen.clear();
+  for (const [name, value] of Object.entries(product.attributes)) {
+    const key = name.trim().toLowerCase();
+    if (index.unread.has(key)) continue;
+    const listed = value !== null && typeof value === 'object';
+    if (listed || name !== name.trim() || seen.has(key)) unread(index, key);
+    seen.add(key);
+  }
+  index.columns.set(row, product.attributes, index.unread);
+}
+
+function unread(index: AttributeIndex, key: string) {
+  index.unread.add(key);
+  index.columns.drop(key);
+}
+
+/**
+ * One pass over the rows: a row matches when every condition holds; facets are disjunctive (a row
+ * failing exactly one condition still counts in that attribute's facet), as AttributeScan counts them.
+ */
+function matchRows(index: AttributeIndex, query: AttributeQuery): AttributeMatch {
+  const { columns, status, codes } = index;
+  const wanted = query.status === undefined ? 0 : (STATUS_IDS.get(query.status) ?? -1);
+  const tests = columns.conditionTests(query.filters, query.resolver ?? BUILT_IN);
+  const facets = query.facets.map((name) => {
+    const key = name.toLowerCase();
+    const column = columns.column(key);
+    return { name, key, column, counts: new Int32Array(column ? columns.largestId(key) + 1 : 0) };
+  });
+  const matched: string[] = [];
+  for (let row = 0; row < codes.length; row++) {
+    const rowStatus = status[row];
+    if (rowStatus === 0 || (wanted !== 0 && rowStatus !== wanted)) continue;
+    let failures = 0;
+    let failedKey = '';
+    for (const test of tests) {
+      if (test.column !== undefined && test.accepted[test.column[row]] === 1) continue;
+      failedKey = test.key;
+      if (++failures > 1) break;
+    }
+    if (failures === 0) matched.push(codes[row]);
+    if (failures > 1) continue;
+    for (const facet of facets) {
+      if (facet.column === undefined || (failures === 1 && failedKey !== facet.key)) continue;
+      const id = facet.column[row];
+      if (id !== 0) facet.counts[id]++;
+    }
+  }
+  const result: Record<string, FacetValue[]> = {};
+  for (const { name, counts } of facets) {
+    const values: FacetValue[] = [];
+    counts.forEach((count, id) => {
+      if (count > 0) values.push({ value: columns.display(id), count });
+    });
+    result[name] = values
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+      .slice(0, query.facetLimit);
+  }
+  return { codes: new CodeList(matched), facets: result };
+}

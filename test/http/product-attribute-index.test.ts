@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describeEachDialect, json } from '../helpers/test-app.js';
+import { product } from '../factories/products.js';
+import { ProductQueries, type ProductPage } from '../../src/modules/products/product-queries.js';
+import { ProductAttributeIndex } from '../../src/modules/products/attribute-index.js';
+import { SeqCache } from '../../src/storage/seq-cache.js';
+
+// The products listing's attribute filters and facets answered from the in-memory attribute index must
+// be exactly those of reading every product (AttributeScan), for every kind of condition, with a status,
+// and after edits, deletions and new products.
+describeEachDialect('products listing attribute index', (ctx) => {
+  const colours = ['Navy Blue', 'Red', 'Black', 'Off-White', 'Olive'];
+  const departments = ['Men', 'Women', 'Ladieswear', 'Boys', 'Womens'];
+  const categories = ['T-Shirts', 'Tshirts', 'Dresses', 'Jeans', 'Casual Shoes'];
+  const statuses = ['new', 'active', 'draft', 'inactive', 'under review'];
+  const prices = ['49.90', '12', 80, '', 'n/a', '1299'];
+  // Deterministic mix (no Math.random): every combination shows up.
+  const pick = <T>(values: T[], i: number, step: number) => values[(i * step + Math.floor(i / 7)) % values.length];
+  const catalog = (count: number, from = 0) =>
+    Array.from({ length: count }, (_, n) => {
+      const i = n + from;
+      return product(`A-${String(i).padStart(4, '0')}`, {
+        // Some products spell the name in lower case: names match whatever their case.
+        [i % 11 === 0 ? 'colour' : 'Colour']: pick(colours, i, 3),
+        Department: pick(departments, i, 2),
+        Category: pick(categories, i, 5),
+        'Selling Price': pick(prices, i, 7),
+        Brand: i % 4 === 0 ? undefined : i % 3 === 0 ? ' acme ' : 'Acme',
+        Season: pick(['Summer', 'Winter', 'Fall'], i, 1),
+        // A list value: the index leaves this attribute to a read of the products.
+        ...(i % 13 === 0 ? { Tags: ['eco', 'basic'] } : { Tags: 'basic' }),
+        Status: pick(statuses, i, 1),
+      });
+    });
+  const write = async (payload: Array<Record<string, unknown>>, method: 'POST' | 'PUT' = 'POST') => {
+    for (let at = 0; at < payload.length; at += 100) {
+      const res = await ctx().request({
+        method,
+        url: `/v1/products?store_uuid=${ctx().store.store_uuid}`,
+        payload: payload.slice(at, at + 100),
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+  };
+  const filters = (value: unknown) => JSON.stringify(value);
+  const views: Array<Partial<ProductPage>> = [
+    { filters: filters({ Colour: 'navy blue' }) },
+    { filters: filters({ colour: ['Red', 'off white'] }), facets: ['Colour', 'Brand'] },
+    { filters: filters({ Department: 'Women' }), facets: ['Department', 'Category', 'Season'] },
+    { filters: filters({ Category: 't-shirt', 'Selling Price': { lte: 50 } }), facets: ['Colour', 'Selling Price'] },
+    { filters: filters({ 'Selling Price': { gt: 20, lt: 2000 } }), status: 'active' },
+    { filters: filters({ Brand: 'acme', Season: ['winter', 'fall'] }), facets: ['Brand', 'Season'], facetLimit: 1 },
+    { filters: filters({ Fabric: 'linen' }), facets: ['Fabric'] },
+    { facets: ['Colour', 'Department', 'Category', 'Brand', 'Season', 'Usage'], status: 'draft' },
+    { facets: ['Colour'], status: 'problem' },
+    // A list-valued attribute and a name for every product: read from the products.
+    { filters: filters({ Tags: 'eco' }), facets: ['Tags'] },
+    { filters: filters({ 'Product Name': 'Shirt A-0042' }) },
+    { filters: filters({ Colour: 'Black' }), reason: 'Missing price' },
+  ];
+  const answers = async (queries: ProductQueries) => {
+    const store = await ctx().container.stores.getStore(ctx().store.store_uuid);
+    const all = [];
+    for (const view of views)
+      for (const offset of [0, 37])
+        all.push(await queries.listProducts(store, { offset, limit: 25, ...view } as ProductPage));
+    return all;
+  };
+
+  it('answers every view as reading every product does, and follows edits, deletions and new products', async () => {
+    await write(catalog(260));
+    const { storage, productsRead, changeLog } = ctx().container;
+    const scan = () => new ProductQueries(storage, new SeqCache('scan', 0));
+    const index = new ProductAttributeIndex({
+      products: productsRead,
+      changeLog,
+      budgetBytes: 64 * 1024 * 1024,
+      distinctCheckAt: 50,
+    });
+    const indexed = new ProductQueries(storage, new SeqCache('indexed', 0), { attributes: index });
+    const compare = async (when: string) => {
+      const expected = await answers(scan());
+      assert.ok(expected.filter((answer) => answer.total > 0).length >= 8, `${when}: most views match something`);
+      assert.deepEqual(await answers(indexed), expected, when);
+    };
+    await compare('built');
+    // Edits and a status change are followed in place; a deletion leaves the listing.
+    await write(
+      [
+        { product_code: 'A-0001', Colour: 'Navy Blue', Department: 'Women' },
+        { product_code: 'A-0002', Status: 'draft', Season: 'Winter' },
+        { product_code: 'A-0003', 'Selling Price': '19' },
+      ],
+      'PUT',
+    );
+    const deleted = await ctx().request({
+      method: 'DELETE',
+      url: `/v1/products?store_uuid=${ctx().store.store_uuid}&sku_codes=A-0004,A-0005`,
+    });
+    assert.equal(deleted.statusCode, 200, deleted.body);
+    await compare('after edits and deletions');
+    // New products between existing codes take their place in code order.
+    await write(catalog(30, 1000).map((p, i) => ({ ...p, product_code: `A-00${String(i).padStart(2, '0')}5` })));
+    await compare('after new products');
+    index.close();
+  });
+
+  it('serves the console filter through GET /v1/products', async () => {
+    await write(catalog(40));
+    const res = await ctx().request({
+      method: 'GET',
+      url: `/v1/products?store_uuid=${ctx().store.store_uuid}&filters=${encodeURIComponent(filters({ Colour: 'Red' }))}&facets=Colour&limit=100`,
+    });
+    assert.equal(res.statusCode, 200);
+    const data = json(res).data;
+    assert.ok(data.total > 0);
+    assert.ok(data.products.every((p: any) => String(p.Colour ?? p.colour).toLowerCase() === 'red'));
+    assert.equal(data.facets.Colour.find((f: any) => f.value === 'Red').count, data.total);
+  });
+});
