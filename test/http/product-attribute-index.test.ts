@@ -63,8 +63,7 @@ describeEachDialect('products listing attribute index', (ctx) => {
     const store = await ctx().container.stores.getStore(ctx().store.store_uuid);
     const all = [];
     for (const view of views)
-      for (const offset of [0, 37])
-        all.push(await queries.listProducts(store, { offset, limit: 25, ...view } as ProductPage));
+      for (const offset of [0, 37]) all.push(await queries.listProducts(store, { offset, limit: 25, ...view }));
     return all;
   };
 
