@@ -12,9 +12,18 @@ export interface FacetValue {
   count: number;
 }
 
+/** Matching product codes in product_code order, kept compactly (a match may be most of a 1M store). */
+export interface MatchedCodes {
+  readonly length: number;
+  /** The codes from `start` to before `end`. */
+  slice(start: number, end: number): string[];
+  /** Memory the match holds of its own. */
+  readonly bytes: number;
+}
+
 /** What one scan of the catalog found: the matching codes in product_code order, and the facets asked for. */
 export interface AttributeMatch {
-  codes: CodeList;
+  codes: MatchedCodes;
   facets: Record<string, FacetValue[]>;
 }
 
@@ -23,7 +32,7 @@ export interface AttributeMatch {
  * 7 MB kept instead of 27 MB of separate strings, so a filter's page and its facet counts stay cached
  * together (each larger than the cache alone evicted the other: a 5 s scan for every page).
  */
-export class CodeList {
+export class CodeList implements MatchedCodes {
   readonly #text: string;
   readonly #ends: Int32Array;
 

@@ -5,7 +5,7 @@ import { AttributeColumns, storeValues } from '../../catalog/attribute-columns.j
 import { BUILT_IN, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
 import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
 import type { ProductRecord, ProductsReadPort } from './products.read-port.js';
-import { CodeList, type AttributeMatch, type FacetValue } from './attribute-filter.js';
+import type { AttributeMatch, FacetValue, MatchedCodes } from './attribute-filter.js';
 
 /** Status by id (0: the row's product was deleted). */
 const STATUS_IDS = new Map<string, number>(PRODUCT_STATUSES.map((status, i) => [status, i + 1]));
@@ -184,7 +184,8 @@ function matchRows(index: AttributeIndex, query: AttributeQuery): AttributeMatch
     const column = columns.column(key);
     return { name, key, column, counts: new Int32Array(column ? columns.largestId(key) + 1 : 0) };
   });
-  const matched: string[] = [];
+  const matched = new Int32Array(codes.length);
+  let count = 0;
   for (let row = 0; row < codes.length; row++) {
     const rowStatus = status[row];
     if (rowStatus === 0 || (wanted !== 0 && rowStatus !== wanted)) continue;
@@ -195,7 +196,7 @@ function matchRows(index: AttributeIndex, query: AttributeQuery): AttributeMatch
       failedKey = test.key;
       if (++failures > 1) break;
     }
-    if (failures === 0) matched.push(codes[row]);
+    if (failures === 0) matched[count++] = row;
     if (failures > 1) continue;
     for (const facet of facets) {
       if (facet.column === undefined || (failures === 1 && failedKey !== facet.key)) continue;
@@ -213,5 +214,30 @@ function matchRows(index: AttributeIndex, query: AttributeQuery): AttributeMatch
       .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
       .slice(0, query.facetLimit);
   }
-  return { codes: new CodeList(matched), facets: result };
+  return { codes: new MatchedRows(codes, matched.slice(0, count)), facets: result };
+}
+
+/**
+ * A match as rows of the index's code list (4 bytes a product, the codes themselves shared with the
+ * index): a filter matching most of a 1M store is kept between pages and its facet count is not
+ * rebuilt for each. Rows keep their code for the index's life (a follow never moves one), so a kept
+ * match stays right while the cache holds it, that is while the catalog is unchanged.
+ */
+class MatchedRows implements MatchedCodes {
+  constructor(
+    private readonly codes: readonly string[],
+    private readonly rows: Int32Array,
+  ) {}
+
+  get length(): number {
+    return this.rows.length;
+  }
+
+  slice(start: number, end: number): string[] {
+    return [...this.rows.subarray(Math.max(0, start), Math.max(0, end))].map((row) => this.codes[row]);
+  }
+
+  get bytes(): number {
+    return this.rows.byteLength;
+  }
 }
