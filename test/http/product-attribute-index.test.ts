@@ -99,8 +99,15 @@ describeEachDialect('products listing attribute index', (ctx) => {
     });
     assert.equal(deleted.statusCode, 200, deleted.body);
     await compare('after edits and deletions');
-    // New products between existing codes take their place in code order.
-    await write(catalog(30, 1000).map((p, i) => ({ ...p, product_code: `A-00${String(i).padStart(2, '0')}5` })));
+    // New products between existing codes take their place in code order (the database's: UTF-8 bytes).
+    const between = [
+      ...Array.from({ length: 26 }, (_, i) => `A-00${String(i).padStart(2, '0')}5`),
+      'a-0001',
+      'A-0010é',
+      'A-0010-x',
+      'A-Ω',
+    ];
+    await write(catalog(30, 1000).map((p, i) => ({ ...p, product_code: between[i] })));
     await compare('after new products');
     index.close();
   });

@@ -23,8 +23,16 @@ const BYTES_PER_ROW = 120;
 const BYTES_PER_INDEX = 64 * 1024;
 
 interface AttributeIndex extends LiveIndex {
-  /** Product codes by row, in the database's product_code order (the listing's order). */
+  /** Product codes by row: the build's in the database's product_code order, then new products. */
   codes: string[];
+  /** Rows in product_code order (the listing's order). */
+  order: Int32Array;
+  /**
+   * Whether the database orders codes by their UTF-8 bytes (SQLite; PostgreSQL with the C collation),
+   * checked on the build's codes: a new product then takes its place by a binary search; otherwise
+   * (another collation) it rebuilds the index.
+   */
+  byteOrdered: boolean;
   rowOf: Map<string, number>;
   /** Status id by row; 0 for a product deleted since the build. */
   status: Uint8Array;
@@ -50,7 +58,7 @@ export interface AttributeQuery {
  * Every product of a store (any status), its attributes dictionary-encoded by row: the products
  * listing's attribute filters and facets (the console's Filters panel) answered from memory instead of
  * a scan of every product per view. A LiveStoreIndex: built on first use, followed from the change log
- * (an edited, restated or deleted product in place; a new product, whose place in code order is the
+ * (an edited, restated or deleted product in place, a new product into its place in code order where
  * database's, rebuilds it), bounded by VITRINE_ATTRIBUTE_INDEX_MB.
  */
 export class ProductAttributeIndex {
@@ -98,6 +106,8 @@ export class ProductAttributeIndex {
       seq,
       key: 'attributes',
       codes: [],
+      order: new Int32Array(0),
+      byteOrdered: true,
       rowOf: new Map(),
       status: new Uint8Array(1024),
       columns: new AttributeColumns(storeValues(storeId)),
@@ -106,6 +116,8 @@ export class ProductAttributeIndex {
     let checked = false;
     for await (const page of this.deps.products.pageAll(storeId)) {
       for (const product of page) {
+        const previous = index.codes[index.codes.length - 1];
+        if (previous !== undefined && byteOrder(previous, product.code) >= 0) index.byteOrdered = false;
         index.rowOf.set(product.code, index.codes.length);
         index.codes.push(product.code);
         place(index, index.codes.length - 1, product);
@@ -118,6 +130,7 @@ export class ProductAttributeIndex {
       // The reads resolve at once on SQLite: a turn of the event loop per page lets other requests in.
       await nextTurn();
     }
+    index.order = Int32Array.from(index.codes.keys());
     return index;
   }
 
@@ -127,15 +140,55 @@ export class ProductAttributeIndex {
     if (!changed) return false;
     const codes = changed.get('product') ?? [];
     const records = await this.deps.products.attributesByCodes(storeId, codes);
-    if (records.some((record) => !index.rowOf.has(record.code))) return false;
+    const added = records.filter((record) => !index.rowOf.has(record.code));
+    if (added.length > 0 && !index.byteOrdered) return false;
     const byCode = new Map(records.map((record) => [record.code, record]));
     for (const code of codes) {
       const row = index.rowOf.get(code);
       if (row !== undefined) place(index, row, byCode.get(code));
     }
+    const rows = added.map((record) => {
+      const row = index.codes.length;
+      index.rowOf.set(record.code, row);
+      index.codes.push(record.code);
+      place(index, row, record);
+      return row;
+    });
+    if (rows.length > 0) index.order = insertInOrder(index.order, rows, index.codes);
     index.seq = upTo;
     return true;
   }
+}
+
+/** UTF-8 byte order, as SQLite (and PostgreSQL's C collation) order text. */
+function byteOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  // UTF-16 code units order as UTF-8 bytes do, except where a surrogate pair meets U+E000–U+FFFF.
+  if (/[\ud800-\uffff]/.test(a) || /[\ud800-\uffff]/.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : 1;
+}
+
+/** `order` with `rows` (new codes) each put in its place: a binary search each, one copy of the rest. */
+function insertInOrder(order: Int32Array, rows: number[], codes: readonly string[]): Int32Array {
+  rows.sort((a, b) => byteOrder(codes[a], codes[b]));
+  const merged = new Int32Array(order.length + rows.length);
+  let from = 0;
+  let to = 0;
+  for (const row of rows) {
+    let low = from;
+    let high = order.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (byteOrder(codes[order[middle]], codes[row]) < 0) low = middle + 1;
+      else high = middle;
+    }
+    merged.set(order.subarray(from, low), to);
+    to += low - from;
+    from = low;
+    merged[to++] = row;
+  }
+  merged.set(order.subarray(from), to);
+  return merged;
 }
 
 /** The names of the product being placed (one set for every product). */
@@ -186,7 +239,7 @@ function matchRows(index: AttributeIndex, query: AttributeQuery): AttributeMatch
   });
   const matched = new Int32Array(codes.length);
   let count = 0;
-  for (let row = 0; row < codes.length; row++) {
+  for (const row of index.order) {
     const rowStatus = status[row];
     if (rowStatus === 0 || (wanted !== 0 && rowStatus !== wanted)) continue;
     let failures = 0;
