@@ -91,34 +91,38 @@ export function FacetFilters({
   return (
     <details class="facet-filters" open={open} onToggle={(e) => setOpened(e.currentTarget.open)}>
       <summary>Filter by attribute{chosenCount > 0 ? ` (${chosenCount} chosen)` : ''}</summary>
-      <fieldset class="facets" data-testid="facet-filters" aria-busy={counts.loading}>
-        <legend>Attributes</legend>
-        {FACETS.filter((facet) => (facets[facet]?.length ?? 0) > 0 || chosen[facet] !== undefined).map((facet) => {
-          const values = facets[facet] ?? [];
-          const current = chosen[facet] ?? '';
-          // The value as the catalog spells it most (a URL may hold another case).
-          const listed = values.find((v) => v.value.toLowerCase() === current.toLowerCase())?.value;
-          return (
-            <label key={facet}>
-              <span>{facet}</span>
-              <select value={listed ?? current} onChange={(e) => choose(facet, e.currentTarget.value)}>
-                <option value="">any {facet.toLowerCase()}</option>
-                {current !== '' && listed === undefined ? <option value={current}>{current}</option> : null}
-                {values.map((v) => (
-                  <option key={v.value} value={v.value}>
-                    {v.value} ({v.count.toLocaleString()})
-                  </option>
-                ))}
-              </select>
-            </label>
-          );
-        })}
-        {Object.keys(chosen).length > 0 ? (
-          <button type="button" class="link" onClick={() => onChange('')}>
-            Clear attributes
-          </button>
-        ) : null}
-      </fieldset>
+      {/* Drawn only while open: the counts, read ahead, hold up to 1,400 options, and drawing them on
+          every view of the screen held the next view's rows back. */}
+      {open ? (
+        <fieldset class="facets" data-testid="facet-filters" aria-busy={counts.loading}>
+          <legend>Attributes</legend>
+          {FACETS.filter((facet) => (facets[facet]?.length ?? 0) > 0 || chosen[facet] !== undefined).map((facet) => {
+            const values = facets[facet] ?? [];
+            const current = chosen[facet] ?? '';
+            // The value as the catalog spells it most (a URL may hold another case).
+            const listed = values.find((v) => v.value.toLowerCase() === current.toLowerCase())?.value;
+            return (
+              <label key={facet}>
+                <span>{facet}</span>
+                <select value={listed ?? current} onChange={(e) => choose(facet, e.currentTarget.value)}>
+                  <option value="">any {facet.toLowerCase()}</option>
+                  {current !== '' && listed === undefined ? <option value={current}>{current}</option> : null}
+                  {values.map((v) => (
+                    <option key={v.value} value={v.value}>
+                      {v.value} ({v.count.toLocaleString()})
+                    </option>
+                  ))}
+                </select>
+              </label>
+            );
+          })}
+          {Object.keys(chosen).length > 0 ? (
+            <button type="button" class="link" onClick={() => onChange('')}>
+              Clear attributes
+            </button>
+          ) : null}
+        </fieldset>
+      ) : null}
     </details>
   );
 }

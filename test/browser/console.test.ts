@@ -526,7 +526,7 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
 
   it('filters by attribute values counted over the other filters, and acts in bulk on exactly that set', async () => {
     await page.goto(console(`#/s/${store.store_uuid}/products`));
-    // Closed until asked for: the counts scan the store's products.
+    // Closed until asked for (its counts are read ahead, its options drawn once open).
     await page.getByText('Filter by attribute').click();
     const facets = page.getByTestId('facet-filters');
     const category = facets.getByLabel('Category');

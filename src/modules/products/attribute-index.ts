@@ -114,7 +114,8 @@ export class ProductAttributeIndex {
       unread: new Set(),
     };
     let checked = false;
-    for await (const page of this.deps.products.pageAll(storeId)) {
+    // Pages of 1,000: each is read and parsed without a turn of the event loop (about 10 ms).
+    for await (const page of this.deps.products.pageAll(storeId, { pageSize: 1000 })) {
       for (const product of page) {
         const previous = index.codes[index.codes.length - 1];
         if (previous !== undefined && byteOrder(previous, product.code) >= 0) index.byteOrdered = false;
