@@ -172,6 +172,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const processes = isClusterWorker() ? Math.max(1, Number(process.env.VITRINE_PROCESS_COUNT ?? 1)) : 1;
   const share = (bytes: number) => Math.floor(bytes / processes);
   const productAttributes = new ProductAttributeIndex({
+    storage,
     products: productsRead,
     changeLog,
     budgetBytes: share(config.attributeIndexBytes),

@@ -3,6 +3,18 @@ import { BUILT_IN, valueMatches, type AudienceResolver, type CompiledFilters, ty
 /** Conditions whose accepted values a listing keeps (the most recent; a storefront's filters repeat). */
 const ACCEPTING_KEPT = 64;
 
+/** Attribute names as compared (trimmed, lower case), by name as written: a catalog has few names. */
+const foldedNames = new Map<string, string>();
+export function foldName(name: string): string {
+  let folded = foldedNames.get(name);
+  if (folded === undefined) {
+    folded = name.trim().toLowerCase();
+    if (foldedNames.size > 10_000) foldedNames.clear();
+    foldedNames.set(name, folded);
+  }
+  return folded;
+}
+
 export function foldValue(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim().toLowerCase();
   if (typeof value === 'number' || typeof value === 'boolean') return String(value).toLowerCase();
@@ -75,10 +87,12 @@ export class AttributeColumns {
     if (this.#accepting.size > 0) this.#accepting.clear();
     if (row >= this.#capacity) this.#grow(row + 1);
     for (const column of this.#columns.values()) column[row] = 0;
-    for (const [name, value] of Object.entries(attributes)) {
+    // for…in over a parsed object: Object.entries made a pair per attribute (1M products: 15M arrays).
+    for (const name in attributes) {
+      const value = attributes[name];
       const folded = foldValue(value);
       if (folded === undefined || folded === '') continue;
-      const key = name.trim().toLowerCase();
+      const key = foldName(name);
       if (skip?.has(key)) continue;
       let column = this.#columns.get(key);
       if (!column) this.#columns.set(key, (column = new Int32Array(this.#capacity)));

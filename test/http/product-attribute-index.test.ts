@@ -72,6 +72,7 @@ describeEachDialect('products listing attribute index', (ctx) => {
     const { storage, productsRead, changeLog } = ctx().container;
     const scan = () => new ProductQueries(storage, new SeqCache('scan', 0));
     const index = new ProductAttributeIndex({
+      storage,
       products: productsRead,
       changeLog,
       budgetBytes: 64 * 1024 * 1024,

@@ -1,10 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChangeFeed } from '../../storage/change-feed.js';
 import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
-import { AttributeColumns, storeValues } from '../../catalog/attribute-columns.js';
+import { AttributeColumns, foldName, storeValues } from '../../catalog/attribute-columns.js';
 import { BUILT_IN, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
 import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
-import type { ProductRecord, ProductsReadPort } from './products.read-port.js';
+import type { ProductsReadPort } from './products.read-port.js';
+import type { StorageHandle } from '../../storage/database.js';
+import { codesInOrder, pagesInStorageOrder } from './storage-order.js';
 import type { AttributeMatch, FacetValue, MatchedCodes } from './attribute-filter.js';
 
 /** Status by id (0: the row's product was deleted). */
@@ -66,6 +68,7 @@ export class ProductAttributeIndex {
 
   constructor(
     private readonly deps: {
+      storage: StorageHandle;
       products: ProductsReadPort;
       changeLog: ChangeFeed;
       budgetBytes: number;
@@ -115,13 +118,15 @@ export class ProductAttributeIndex {
     };
     let checked = false;
     // Pages of 1,000: each is read and parsed without a turn of the event loop (about 10 ms).
-    for await (const page of this.deps.products.pageAll(storeId, { pageSize: 1000 })) {
+    const { inCodeOrder, pages } = pagesInStorageOrder(this.deps.storage, storeId, 1000);
+    for await (const page of pages) {
       for (const product of page) {
-        const previous = index.codes[index.codes.length - 1];
-        if (previous !== undefined && byteOrder(previous, product.code) >= 0) index.byteOrdered = false;
-        index.rowOf.set(product.code, index.codes.length);
-        index.codes.push(product.code);
-        place(index, index.codes.length - 1, product);
+        index.rowOf.set(product.product_code, index.codes.length);
+        index.codes.push(product.product_code);
+        place(index, index.codes.length - 1, {
+          status: product.status,
+          attributes: JSON.parse(product.attributes) as Record<string, unknown>,
+        });
       }
       if (!checked && index.codes.length >= (this.deps.distinctCheckAt ?? DISTINCT_CHECK_AT)) {
         checked = true;
@@ -131,7 +136,14 @@ export class ProductAttributeIndex {
       // The reads resolve at once on SQLite: a turn of the event loop per page lets other requests in.
       await nextTurn();
     }
-    index.order = Int32Array.from(index.codes.keys());
+    index.order = inCodeOrder
+      ? Int32Array.from(index.codes.keys())
+      : inListingOrder(index, await codesInOrder(this.deps.storage.db, storeId));
+    let previous: string | undefined;
+    for (const row of index.order) {
+      if (previous !== undefined && byteOrder(previous, index.codes[row]) >= 0) index.byteOrdered = false;
+      previous = index.codes[row];
+    }
     return index;
   }
 
@@ -195,8 +207,26 @@ function insertInOrder(order: Int32Array, rows: number[], codes: readonly string
 /** The names of the product being placed (one set for every product). */
 const seenNames = new Set<string>();
 
+/**
+ * The index's rows in the database's code order; a code read in that order but not among the rows
+ * (added since they were read) is left to the change log's follow, which adds it.
+ */
+function inListingOrder(index: AttributeIndex, codes: string[]): Int32Array {
+  const order = new Int32Array(codes.length);
+  let count = 0;
+  for (const code of codes) {
+    const row = index.rowOf.get(code);
+    if (row !== undefined) order[count++] = row;
+  }
+  return order.slice(0, count);
+}
+
 /** Stores a product's status and attributes at its row, or (no record) marks the row deleted. */
-function place(index: AttributeIndex, row: number, product: ProductRecord | undefined) {
+function place(
+  index: AttributeIndex,
+  row: number,
+  product: { status: string; attributes: Record<string, unknown> } | undefined,
+) {
   if (row >= index.status.length) {
     const grown = new Uint8Array(Math.ceil(index.status.length * 1.5) + row);
     grown.set(index.status);
@@ -210,8 +240,9 @@ function place(index: AttributeIndex, row: number, product: ProductRecord | unde
   index.status[row] = STATUS_IDS.get(product.status) ?? 0;
   const seen = seenNames;
   seen.clear();
-  for (const [name, value] of Object.entries(product.attributes)) {
-    const key = name.trim().toLowerCase();
+  for (const name in product.attributes) {
+    const value = product.attributes[name];
+    const key = foldName(name);
     if (index.unread.has(key)) continue;
     const listed = value !== null && typeof value === 'object';
     if (listed || name !== name.trim() || seen.has(key)) unread(index, key);

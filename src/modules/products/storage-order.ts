@@ -1,0 +1,74 @@
+import { sql } from 'kysely';
+import type { Db, StorageHandle } from '../../storage/database.js';
+
+const COLUMNS = ['product_code', 'status', 'attributes'] as const;
+
+export interface StoredProductRow {
+  product_code: string;
+  status: string;
+  /** JSON text. */
+  attributes: string;
+}
+
+/**
+ * Every product of a store, a page at a time, in whichever order reads them fastest, and whether that
+ * is product_code order. SQLite keeps a table's rows in rowid order, and a store's rows in code order
+ * are a random seek each: 1M products took 5.4 s to read in code order, 1.3 s by rowid (the store's
+ * rowids read from its code index, sorted, then fetched a page at a time). PostgreSQL pages in code order.
+ */
+export function pagesInStorageOrder(
+  storage: StorageHandle,
+  storeId: string,
+  pageSize: number,
+): { inCodeOrder: boolean; pages: AsyncGenerator<StoredProductRow[]> } {
+  const db = storage.db;
+  if (storage.dialect.name !== 'sqlite') return { inCodeOrder: true, pages: pagesInCodeOrder(db, storeId, pageSize) };
+  return { inCodeOrder: false, pages: pagesByRowid(db, storeId, pageSize) };
+}
+
+async function* pagesInCodeOrder(db: Db, storeId: string, pageSize: number): AsyncGenerator<StoredProductRow[]> {
+  for (let after = ''; ;) {
+    const rows = await db
+      .selectFrom('products')
+      .select(COLUMNS)
+      .where('store_id', '=', storeId)
+      .where('product_code', '>', after)
+      .orderBy('product_code')
+      .limit(pageSize)
+      .execute();
+    if (rows.length > 0) yield rows;
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1].product_code;
+  }
+}
+
+async function* pagesByRowid(db: Db, storeId: string, pageSize: number): AsyncGenerator<StoredProductRow[]> {
+  const { rows: ids } = await sql<{ id: number }>`SELECT rowid AS id FROM products WHERE store_id = ${storeId}`.execute(
+    db,
+  );
+  const sorted = Float64Array.from(ids, (row) => Number(row.id)).sort();
+  for (let at = 0; at < sorted.length; at += pageSize) {
+    const page = [...sorted.subarray(at, at + pageSize)];
+    // By rowid alone: with the store's condition beside it, SQLite walked the store's code index for
+    // each page (1M products: 220 s). The store is checked here instead (a rowid may have been reused).
+    // A product deleted since its rowid was read is absent; one added since is not read (the index's
+    // change log follow applies both).
+    const rows = await db
+      .selectFrom('products')
+      .select([...COLUMNS, 'store_id'])
+      .where(sql`rowid`, 'in', page)
+      .execute();
+    yield rows.filter((row) => row.store_id === storeId);
+  }
+}
+
+/** A store's product codes in the database's product_code order (the listing's order), from the code index alone. */
+export async function codesInOrder(db: Db, storeId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('products')
+    .select('product_code')
+    .where('store_id', '=', storeId)
+    .orderBy('product_code')
+    .execute();
+  return rows.map((row) => row.product_code);
+}
