@@ -62,13 +62,22 @@ async function* pagesByRowid(db: Db, storeId: string, pageSize: number): AsyncGe
   }
 }
 
-/** A store's product codes in the database's product_code order (the listing's order), from the code index alone. */
-export async function codesInOrder(db: Db, storeId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('products')
-    .select('product_code')
-    .where('store_id', '=', storeId)
-    .orderBy('product_code')
-    .execute();
-  return rows.map((row) => row.product_code);
+/**
+ * A store's product codes in the database's product_code order (the listing's order), from the code
+ * index alone, a page at a time (1M codes in one statement held the process for about a second).
+ */
+export async function* codePagesInOrder(db: Db, storeId: string, pageSize: number): AsyncGenerator<string[]> {
+  for (let after = ''; ;) {
+    const rows = await db
+      .selectFrom('products')
+      .select('product_code')
+      .where('store_id', '=', storeId)
+      .where('product_code', '>', after)
+      .orderBy('product_code')
+      .limit(pageSize)
+      .execute();
+    if (rows.length > 0) yield rows.map((row) => row.product_code);
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1].product_code;
+  }
 }
