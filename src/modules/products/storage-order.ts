@@ -1,7 +1,9 @@
+import { setImmediate } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../../storage/database.js';
 
 const COLUMNS = ['product_code', 'status', 'attributes'] as const;
+const ROWID_PAGE = 10_000;
 
 export interface StoredProductRow {
   product_code: string;
@@ -43,10 +45,18 @@ async function* pagesInCodeOrder(db: Db, storeId: string, pageSize: number): Asy
 }
 
 async function* pagesByRowid(db: Db, storeId: string, pageSize: number): AsyncGenerator<StoredProductRow[]> {
-  const { rows: ids } = await sql<{ id: number }>`SELECT rowid AS id FROM products WHERE store_id = ${storeId}`.execute(
-    db,
-  );
-  const sorted = Float64Array.from(ids, (row) => Number(row.id)).sort();
+  // The rowids from the code index, 10,000 at a time (1M in one statement held the process for 2 s).
+  const ids: number[] = [];
+  for (let after = ''; ;) {
+    const { rows } = await sql<{ id: number; product_code: string }>`
+      SELECT rowid AS id, product_code FROM products WHERE store_id = ${storeId} AND product_code > ${after}
+      ORDER BY product_code LIMIT ${ROWID_PAGE}`.execute(db);
+    for (const row of rows) ids.push(Number(row.id));
+    if (rows.length < ROWID_PAGE) break;
+    after = rows[rows.length - 1].product_code;
+    await setImmediate();
+  }
+  const sorted = Float64Array.from(ids).sort();
   for (let at = 0; at < sorted.length; at += pageSize) {
     const page = [...sorted.subarray(at, at + pageSize)];
     // By rowid alone: with the store's condition beside it, SQLite walked the store's code index for
