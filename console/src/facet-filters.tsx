@@ -89,7 +89,12 @@ export function FacetFilters({
     onChange(filtersParam(next));
   };
   return (
-    <details class="facet-filters" open={open} onToggle={(e) => setOpened(e.currentTarget.open)}>
+    <details
+      class="facet-filters"
+      open={open}
+      onToggle={(e) => setOpened(e.currentTarget.open)}
+      data-counts={counts.loading ? 'loading' : counts.data?.facets ? 'ready' : 'none'}
+    >
       <summary>Filter by attribute{chosenCount > 0 ? ` (${chosenCount} chosen)` : ''}</summary>
       {/* Drawn only while open: the counts, read ahead, hold up to 1,400 options, and drawing them on
           every view of the screen held the next view's rows back. */}

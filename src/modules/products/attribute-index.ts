@@ -155,7 +155,7 @@ export class ProductAttributeIndex {
     const order = new Int32Array(index.codes.length);
     let count = 0;
     let previous: string | undefined;
-    for await (const codes of codePagesInOrder(this.deps.storage.db, storeId, 10_000)) {
+    for await (const codes of codePagesInOrder(this.deps.storage.db, storeId, 5_000)) {
       for (const code of codes) {
         if (previous !== undefined && byteOrder(previous, code) >= 0) index.byteOrdered = false;
         previous = code;
