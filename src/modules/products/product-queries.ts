@@ -128,8 +128,9 @@ export class ProductQueries {
 
   /**
    * Full products with every attribute, their status and quality problems; with `filters` or `facets`
-   * the attribute conditions are evaluated over a scan of the selected products (cached until the
-   * catalog changes, so paging through a filter and acting on all of it scans once).
+   * the attribute conditions are evaluated over the store's attribute index (or, narrowed by a text, a
+   * reason or codes, over a scan of the selected products); the match is cached until the catalog
+   * changes, so paging through a filter and acting on all of it computes it once.
    */
   async listProducts(store: Store, page: ProductPage) {
     if (page.codes?.length === 0) return { store_uuid: store.id, total: 0, products: [] };
