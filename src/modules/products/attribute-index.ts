@@ -149,10 +149,12 @@ export class ProductAttributeIndex {
 
   /**
    * The index's rows in the database's code order, read from the code index a page at a time; a code
-   * there but not among the rows (added since they were read) is left to the follow, which adds it.
+   * there but not among the rows (added since they were read) is left to the follow, which adds it, and
+   * a row not there (deleted since) is forgotten, so that the follow adds its code anew if it comes back.
    */
   async #listingOrder(storeId: string, index: AttributeIndex): Promise<Int32Array> {
     const order = new Int32Array(index.codes.length);
+    const listed = new Uint8Array(index.codes.length);
     let count = 0;
     let previous: string | undefined;
     for await (const codes of codePagesInOrder(this.deps.storage.db, storeId, 5_000)) {
@@ -160,10 +162,17 @@ export class ProductAttributeIndex {
         if (previous !== undefined && byteOrder(previous, code) >= 0) index.byteOrdered = false;
         previous = code;
         const row = index.rowOf.get(code);
-        if (row !== undefined && count < order.length) order[count++] = row;
+        if (row === undefined || listed[row] === 1) continue;
+        listed[row] = 1;
+        order[count++] = row;
       }
       await nextTurn();
     }
+    listed.forEach((isListed, row) => {
+      if (isListed === 1) return;
+      index.rowOf.delete(index.codes[row]);
+      place(index, row, undefined);
+    });
     return order.slice(0, count);
   }
 
