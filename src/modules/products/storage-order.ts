@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../../storage/database.js';
+import { pageByCode } from './products.repository.js';
 
 const COLUMNS = ['product_code', 'status', 'attributes'] as const;
 const ROWID_PAGE = 5_000;
@@ -30,14 +31,7 @@ export function pagesInStorageOrder(
 
 async function* pagesInCodeOrder(db: Db, storeId: string, pageSize: number): AsyncGenerator<StoredProductRow[]> {
   for (let after = ''; ;) {
-    const rows = await db
-      .selectFrom('products')
-      .select(COLUMNS)
-      .where('store_id', '=', storeId)
-      .where('product_code', '>', after)
-      .orderBy('product_code')
-      .limit(pageSize)
-      .execute();
+    const rows = await pageByCode(db, storeId, { after, limit: pageSize, visibleOnly: false });
     if (rows.length > 0) yield rows;
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1].product_code;
