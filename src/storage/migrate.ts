@@ -1,4 +1,4 @@
-import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { StorageHandle } from './dialect.js';
 import * as init from './migrations/0001-init.js';
 import * as assets from './migrations/0002-assets.js';
@@ -62,7 +62,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
 function migratorFor(storage: StorageHandle): Migrator {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage.dialect.name) };
   return new Migrator({
-    db: storage.db,
+    db: storage.dialect.name === 'postgres' ? withOwnTablesIntrospected(storage) : storage.db,
     provider,
     ...(storage.schema ? { migrationTableSchema: storage.schema } : {}),
   });
@@ -70,7 +70,7 @@ function migratorFor(storage: StorageHandle): Migrator {
 
 /** The migrations that have not run on this database yet, in the order they would (`vitrine migrate --dry-run`). */
 export async function pendingMigrations(storage: StorageHandle): Promise<string[]> {
-  const migrations = await afterCatalogRaces(() => migratorFor(storage).getMigrations());
+  const migrations = await migratorFor(storage).getMigrations();
   return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
@@ -81,35 +81,51 @@ export async function pendingMigrations(storage: StorageHandle): Promise<string[
 export async function migrateToLatest(storage: StorageHandle, upTo?: string): Promise<string[]> {
   if (!upTo && (await upToDate(storage))) return [];
   const migrator = migratorFor(storage);
-  return afterCatalogRaces(async () => {
-    // `upTo` (tests of a migration): stop after that one.
-    const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
-    // Kysely's catalog and SQL errors are Errors (their `code` read by the race check); anything else is wrapped.
-    if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
-    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  // `upTo` (tests of a migration): stop after that one.
+  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
+  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Kysely's Migrator finds its two tables by introspecting every table and column of the database. On a
+ * PostgreSQL server shared with other clients, a schema dropped in the middle of that listing failed it
+ * with "schema … does not exist" (CI runs test files side by side, each in schemas of its own; a retry
+ * only made it rarer). The Migrator is handed the database with an introspector that looks up those two
+ * tables by name in the migration schema (or the search path) alone: a catalog read no other schema's
+ * drop can break, and one row instead of every column of every store's tables.
+ */
+function withOwnTablesIntrospected(storage: StorageHandle): Kysely<unknown> {
+  const db = storage.db as unknown as Kysely<unknown>;
+  const schema = storage.schema;
+  const introspector: DatabaseIntrospector = {
+    getSchemas: () => db.introspection.getSchemas(),
+    getMetadata: async () => ({ tables: await introspector.getTables() }),
+    getTables: async () => {
+      const inSchema = schema ? sql`n.nspname = ${schema}` : sql`n.nspname = ANY (current_schemas(false))`;
+      const { rows } = await sql<{ name: string; schema: string }>`
+        SELECT c.relname AS name, n.nspname AS schema
+        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p') AND c.relname IN ('kysely_migration', 'kysely_migration_lock') AND ${inSchema}`.execute(
+        db,
+      );
+      return rows.map((row) => ({ ...row, isView: false, columns: [] }));
+    },
+  };
+  // Every other member is the database's own, bound to it (Kysely keeps its state in private fields).
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspector;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
   });
 }
 
 /**
- * Kysely looks for its migration table by introspecting every schema of the database; on PostgreSQL
- * a schema another client drops meanwhile makes that catalog query fail ("schema … does not exist").
- * Nothing was read or migrated then (each migration runs in a transaction under a lock): look again.
- */
-async function afterCatalogRaces<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (error) {
-      if (attempt >= 5 || !isCatalogRace(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
-    }
-  }
-}
-
-/**
- * Whether every migration has run, read from Kysely's own table. The Migrator finds that table by
- * listing every table of the database with its columns: with a thousand stores (five tables each for
- * SQLite's per-store text index) that took 150-200 ms in every process a `vitrine serve` starts.
+ * Whether every migration has run, read from Kysely's own table. On SQLite the Migrator finds that table
+ * by listing every table of the database with its columns: with a thousand stores (five tables each for
+ * the per-store text index) that took 150-200 ms in every process a `vitrine serve` starts.
  */
 async function upToDate(storage: StorageHandle): Promise<boolean> {
   const table = storage.schema ? `${storage.schema}.kysely_migration` : 'kysely_migration';
@@ -122,12 +138,4 @@ async function upToDate(storage: StorageHandle): Promise<boolean> {
   } catch {
     return false; // no migration table yet: the Migrator creates it
   }
-}
-
-// invalid_schema_name, undefined_table, undefined_object: objects of other schemas vanishing mid-query.
-const CATALOG_RACE_CODES = new Set(['3F000', '42P01', '42704']);
-
-function isCatalogRace(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && CATALOG_RACE_CODES.has(code);
 }

@@ -9,7 +9,8 @@ import { POSTGRES_SKIP, POSTGRES_URL } from '../helpers/backends.js';
 // Kysely's migrator finds its own table by listing the tables of every schema of the database: on a
 // PostgreSQL server shared with others (CI runs test files side by side, each in schemas of its own),
 // a schema dropped between that listing and the columns' read failed `vitrine migrate --dry-run` with
-// "schema … does not exist" (a CI run). Both commands look again instead.
+// "schema … does not exist" (CI runs, even with a retry). Both commands look up the migration tables by
+// name in their own schema instead.
 
 describe('migrations while other clients create and drop schemas', { skip: POSTGRES_SKIP }, () => {
   const schema = `race_${randomBytes(5).toString('hex')}`;
