@@ -337,6 +337,13 @@ export const SETTINGS: readonly Setting[] = [
     { unit: MB, min: 0, requirement: 'must be a whole number of MB, 0 or more' },
     'an in-memory index build of at least this estimated size is followed by one compacting garbage collection when the build took 5 times its pause or more (a 1M-product store: 1.9 s after builds of 20 s and more, about 600 MB less RSS per API process); `0` turns it off',
   ),
+  integer(
+    'VITRINE_HEAP_GROWTH_PERCENT',
+    at('heapGrowthPercent'),
+    20,
+    { min: 0, max: 1000, requirement: 'must be a whole number from 0 to 1000' },
+    "how far (in %) a process's heap may grow past what its last full garbage collection kept before it collects again (V8's own factor goes up to 4×: with many stores' indexes that was 600 MB of the group's RSS); `0` leaves V8's own heuristics; `node --heap-growing-percent` wins",
+  ),
   {
     variable: 'VITRINE_DATA_DIR',
     default: '`./var`',

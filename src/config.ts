@@ -65,6 +65,8 @@ export interface Config {
   readonly listingCacheBytes: number;
   /** Index builds of at least this many bytes may be followed by a compacting collection (VITRINE_HEAP_COMPACT_MB; 0: never). */
   readonly heapCompactBytes: number;
+  /** How far (%) the heap grows past what the last full collection kept before the next (VITRINE_HEAP_GROWTH_PERCENT; 0: V8's own). */
+  readonly heapGrowthPercent: number;
   /**
    * The address clients reach this service at (VITRINE_PUBLIC_URL), for the absolute URLs of
    * uploaded media; unset: the address of the request (API) or http://HOST:PORT (CLI).

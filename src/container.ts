@@ -54,7 +54,7 @@ import { registerImportsJobs } from './modules/imports/imports.jobs.js';
 import { registerWebhooksJobs } from './modules/webhooks/webhooks.jobs.js';
 import { registerChangesJobs } from './modules/changes/changes.jobs.js';
 import { registerEventsJobs } from './modules/events/events.jobs.js';
-import { configureHeapCompaction } from './storage/heap-compaction.js';
+import { configureHeapCompaction, configureHeapGrowth } from './storage/heap-compaction.js';
 
 /** A started process's image lanes first look at a backlog this much later (see ImageWorker's firstRunAfterMs). */
 const IMAGE_WORK_FIRST_RUN_MS = 3_000;
@@ -181,6 +181,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const productExport = new ProductExport(storage);
   const listingPages = new SeqCache('listing pages', share(config.listingCacheBytes));
   configureHeapCompaction({ minIndexBytes: config.heapCompactBytes });
+  configureHeapGrowth(config.heapGrowthPercent);
   const assets = new AssetsService({
     storage,
     changeLog,

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { afterEach, describe, it } from 'node:test';
 import { compactAfterBuild, configureHeapCompaction, heapCompactionStats } from '../../src/storage/heap-compaction.js';
@@ -65,5 +67,37 @@ describe('heap compaction after a large index build', () => {
     await index.current('store', { seq: 1, key: 'k' }, undefined);
     assert.equal(heapCompactionStats().compactions, before + 1);
     index.close();
+  });
+});
+
+/** A process that keeps 30 % of what it allocates, as index builds do: the most heap it committed, in MB. */
+function peakHeapMb(percent: number, nodeFlags: string[] = []): number {
+  const module = fileURLToPath(new URL('../../src/storage/heap-compaction.js', import.meta.url));
+  const script = `
+    const v8 = await import('node:v8');
+    const { configureHeapGrowth } = await import(${JSON.stringify(module)});
+    configureHeapGrowth(${percent});
+    const kept = [];
+    let peak = 0;
+    for (let round = 0; round < 40; round++) {
+      const block = [];
+      for (let i = 0; i < 50000; i++) block.push({ a: i, b: 'x' + i, c: [i, i + 1] });
+      kept.push(block.slice(0, 15000));
+      peak = Math.max(peak, v8.getHeapStatistics().total_heap_size);
+    }
+    console.log(peak / 1048576);`;
+  return Number(
+    execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', script], { encoding: 'utf8' }),
+  );
+}
+
+describe('heap growth (VITRINE_HEAP_GROWTH_PERCENT)', () => {
+  it("collects before the heap has grown far past what it keeps, unless node's own flag says otherwise", () => {
+    const v8Own = peakHeapMb(0);
+    const at20 = peakHeapMb(20);
+    assert.ok(at20 < v8Own * 0.9, `20 %: ${at20} MB at most, V8's own: ${v8Own} MB`);
+    // The operator's flag wins over the setting.
+    const operator = peakHeapMb(20, ['--heap-growing-percent=300']);
+    assert.ok(operator > at20 * 1.1, `node --heap-growing-percent=300: ${operator} MB, the setting's 20 %: ${at20} MB`);
   });
 });
