@@ -14,6 +14,7 @@ import {
   fmt,
   freshDatabase,
   groupRss,
+  processRss,
   machineLine,
   benchEngines,
   readStyles,
@@ -42,6 +43,8 @@ const SERVE_ENV: Record<string, string> = {
   VITRINE_RATE_LIMIT: '100000000',
   ...JSON.parse(process.env.BENCH_TENANT_ENV ?? '{}'),
 };
+/** Node's flags for `vitrine serve` (its API processes inherit them), to try V8's memory settings. */
+const NODE_ARGS = (process.env.BENCH_TENANT_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 interface Tenant {
   store: Store;
@@ -101,7 +104,7 @@ async function aloneAnswers(engine: 'sqlite' | 'postgres', products: Array<Recor
   const tenant = await load(container, 0, products);
   await vacuumAnalyzeIfPostgres(container);
   await container.close();
-  const served = await startServe(db.url, SERVE_ENV);
+  const served = await startServe(db.url, SERVE_ENV, [], undefined, NODE_ARGS);
   try {
     await waitForBackground(served.url, 600_000);
     return await answers(served.url, tenant);
@@ -212,7 +215,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
   await container.close();
   try {
     // Indexing: every store's followers from scratch.
-    let served = await startServe(db.url, SERVE_ENV);
+    let served = await startServe(db.url, SERVE_ENV, [], undefined, NODE_ARGS);
     const indexSeconds = await waitForBackground(served.url, 3_600_000);
     console.log(`tenants.bench: ${engine} indexed in ${fmt(indexSeconds)} s`);
     const same: boolean[] = [];
@@ -221,7 +224,7 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
     await served.stop();
 
     // Cold stores: a restarted group, the first request of each sampled store.
-    served = await startServe(db.url, SERVE_ENV);
+    served = await startServe(db.url, SERVE_ENV, [], undefined, NODE_ARGS);
     const idleRss = groupRss(served.process.pid!);
     const random = prng(3);
     const cold: Array<{ ms: number; server: number }> = [];
@@ -260,6 +263,15 @@ async function runEngine(engine: 'sqlite' | 'postgres') {
           `${match[1]} ${fmt(Number(match[3]) / 1024 / 1024)} of ${fmt(Number(budget) / 1024 / 1024)} MB (${stores} stores)`,
         );
       }
+    // Where the group's memory is: the API processes' heaps (used of committed), their buffers, each process's RSS.
+    const summed = (name: string) =>
+      fmt(Number(new RegExp(`^vitrine_${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN) / 1024 / 1024);
+    const memory = `heap ${summed('nodejs_heap_size_used_bytes')} of ${summed('nodejs_heap_size_total_bytes')} MB, external ${summed('nodejs_external_memory_bytes')} MB; RSS by process ${processRss(
+      served.process.pid!,
+    )
+      .map((p) => `${p.role} ${fmt(p.mb)} MB (${p.threads} threads)`)
+      .join(', ')}`;
+    console.log(`tenants.bench: ${engine} after touching every store: ${memory}`);
     await served.stop();
     console.log(
       `tenants.bench: ${engine} touched every store in ${fmt(touched.seconds)} s, max group RSS ${fmt(touched.maxRssAll)} MB; ${indexes.join('; ')}`,
