@@ -82,9 +82,12 @@ export class SearchService {
     object,
     WeakMap<ListingSnapshot, Partial<Record<'trending' | 'popular', { name: string; signal: (row: number) => number }>>>
   >();
+  // The snapshot by a weak reference: a kept result list outlives the store's listing when the card
+  // budget evicts it, and a strong one held every evicted listing's rows (300-500 KB a store of 2,000
+  // products) for as long as the list was kept (bench/index-memory.bench.ts).
   readonly #rowsOfLists = new WeakMap<
     ResultList,
-    { snapshot: ListingSnapshot; rows: Int32Array; scores: Float64Array }
+    { snapshot: WeakRef<ListingSnapshot>; rows: Int32Array; scores: Float64Array }
   >();
 
   private readonly stores: StoresService;
@@ -294,7 +297,7 @@ export class SearchService {
    */
   #rankedRows(list: ResultList, listing: CatalogListing): { rows: Int32Array; scores: Float64Array } {
     const cached = this.#rowsOfLists.get(list);
-    if (cached && cached.snapshot === listing.snapshot) return cached;
+    if (cached && cached.snapshot.deref() === listing.snapshot) return cached;
     const rows = new Int32Array(list.hits.length);
     const scores = new Float64Array(list.hits.length);
     let n = 0;
@@ -304,7 +307,7 @@ export class SearchService {
       rows[n] = row;
       scores[n++] = hit.score;
     }
-    const mapped = { snapshot: listing.snapshot, rows: rows.slice(0, n), scores: scores.slice(0, n) };
+    const mapped = { snapshot: new WeakRef(listing.snapshot), rows: rows.slice(0, n), scores: scores.slice(0, n) };
     this.#rowsOfLists.set(list, mapped);
     return mapped;
   }
