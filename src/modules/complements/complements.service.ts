@@ -30,6 +30,12 @@ import { ValuePool } from '../../storage/value-pool.js';
 const REBUILD_AFTER = 5000;
 /** Stores whose pins a process keeps at most (a merchandiser pins a few products; the map is emptied past this). */
 const MAX_PINNED_STORES = 1000;
+/**
+ * Bytes of a store's index beside its candidates (buckets, maps, the store's vocabulary): 1 KB was counted
+ * until stores of 2,000 products measured 1.19× their estimate (817 KB a store, heap and buffers after a
+ * full collection, 200 stores in one process: bench/index-memory.bench.ts); with 128 KB, 1.03×.
+ */
+const BYTES_PER_STORE_INDEX = 128 * 1024;
 /** How long a request waits for a catch-up in progress before it answers from the index as it is. */
 const FRESHNESS_WAIT_MS = 30;
 
@@ -72,7 +78,7 @@ export class ComplementsService {
     this.#indexes = new LiveStoreIndex<StoreIndex, Store>({
       name: 'complements.index',
       budgetBytes: options.indexBytes,
-      sizeOf: (index) => 1024 + index.located.size * BYTES_PER_CANDIDATE,
+      sizeOf: (index) => BYTES_PER_STORE_INDEX + index.located.size * BYTES_PER_CANDIDATE,
       // An index the budget pushed out is no longer kept warm: rebuilding it at the next pass evicted
       // another wanted store, every 250 ms, for good (touching 1,000 stores, both API processes spent
       // their CPU rebuilding, half of it collecting garbage). Its next request builds it again.
