@@ -43,15 +43,13 @@ function estimates(): Map<string, number> {
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-index-memory-'));
-const config = loadConfig(
-  {},
-  {
-    logLevel: 'silent',
-    dataDir: dir,
-    databaseUrl: `sqlite://${path.join(dir, 'vitrine.db')}`,
-    rateLimitPerMinute: 100_000_000,
-  },
-);
+// The environment's budgets (VITRINE_*_MB) apply, to see what a budget changes.
+const config = loadConfig(process.env, {
+  logLevel: 'silent',
+  dataDir: dir,
+  databaseUrl: `sqlite://${path.join(dir, 'vitrine.db')}`,
+  rateLimitPerMinute: 100_000_000,
+});
 const container = createContainer(config);
 await migrateToLatest(container.storage);
 const tenants: Array<{ id: string; token: string; codes: string[] }> = [];
