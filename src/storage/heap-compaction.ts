@@ -12,7 +12,8 @@ import vm from 'node:vm';
  *
  * The pause blocks the process, so it is taken only at the end of a build that held its first
  * requests much longer (a build at least `buildToPause` times the expected pause), never after the
- * small builds of a many-store database.
+ * small builds of a many-store database: there, bounding how far the heap grows between full
+ * collections (configureHeapGrowth, below) keeps the builds' garbage from piling up instead.
  */
 export interface HeapCompactionPolicy {
   /** A build whose index is estimated below this many bytes leaves the heap alone (0: never compact). */
