@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -10,7 +11,7 @@ import { openCacheStats } from '../src/storage/bounded-cache.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { generateCatalog } from './lib/catalog-generator.js';
 import { buildQueries } from './lib/search-queries.js';
-import { fmt, machineLine, readStyles, recordSection, skipWithoutShared } from './lib/harness.js';
+import { fmt, machineLine, readStyles, recordSection, skipWithoutShared, waitForBackground } from './lib/harness.js';
 
 // What the in-memory indexes of many small stores cost, against what the index budgets count for them
 // (issue 42, item 3: the group's RSS within the configured budgets). One process, one SQLite file of
@@ -68,15 +69,10 @@ for (const product of generateCatalog(rows, STORES * PER_STORE, 42)) {
   slice = [];
 }
 const app = await buildApp(container, { logger: false });
-await app.ready();
+// On a port of its own for the wait: the followers catch up with the load (the gauge the other benches wait on).
+await app.listen({ port: 0, host: '127.0.0.1' });
 await container.workers.start('api', { offload: true }, () => {});
-// The followers catch up with the load (the same gauge the other benches wait on).
-for (;;) {
-  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-  const lags = [...text.matchAll(/^vitrine_change_log_lag\{[^}]*\} (\d+)/gm)].map((m) => Number(m[1]));
-  if (lags.length > 0 && lags.every((lag) => lag === 0)) break;
-  await new Promise((resolve) => setTimeout(resolve, 250));
-}
+await waitForBackground(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`);
 
 const phases: Array<{ name: string; url: (t: (typeof tenants)[number], k: number) => string }> = [
   {
