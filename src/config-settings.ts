@@ -11,31 +11,8 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 
 export const DEFAULT_ASSET_FORMATS = ['image', 'video', 'pdf', '3D', 'text'];
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-type Env = NodeJS.ProcessEnv;
-type MutableConfig = { -readonly [K in keyof Config]: Config[K] };
-
-/** One environment variable: how it is read into the config, what it must be, and what it means. */
-export interface Setting {
-  readonly variable: string;
-  /** The default as an operator reads it. */
-  readonly default: string;
-  readonly meaning: string;
-  /** Reads the variable (and its companions) into the config being built; throws ConfigError naming it. */
-  read(env: Env, config: MutableConfig): void;
-  /** The requirement the final value fails (after overrides), or undefined when it holds. */
-  check?(config: Config): { requirement: string; value: unknown } | undefined;
-}
-
-function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
-  if (raw === undefined || raw === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
-}
+export { ConfigError, type Env, type MutableConfig, type Setting } from './config-setting.js';
+import { ConfigError, parseBoolean, type MutableConfig, type Setting } from './config-setting.js';
 
 function parseInteger(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -78,6 +55,8 @@ const webhook = (key: keyof Config['webhooks']) => ({
   set: (c: MutableConfig, value: number) => ((c.webhooks as Record<string, number>)[key] = value),
 });
 const MB_UNIT = { unit: MB, requirement: 'must be at least 1', min: 1 };
+/** A size in MB where 0 turns the thing off. */
+const MB_OR_OFF = { unit: MB, min: 0, requirement: 'must be a whole number of MB, 0 or more' };
 /** The group's memory budget of one kind of per-store index, in MB. */
 const indexBudget = (variable: string, key: keyof Config, fallback: number, what: string) =>
   integer(
@@ -320,21 +299,35 @@ export const SETTINGS: readonly Setting[] = [
     'VITRINE_SEARCH_RESULTS_MB',
     at('searchResultBytes'),
     32,
-    { unit: MB, min: 0, requirement: 'must be a whole number of MB, 0 or more' },
+    MB_OR_OFF,
     "memory budget of the ranked result lists of recent queries kept while their store is unchanged (a listing page's next page, facet click or sort reuses its query's list; the group's: each of N API processes keeps 1/N); `0` turns it off",
+  ),
+  integer(
+    'VITRINE_SEARCH_POSTINGS_MB',
+    at('searchPostingsBytes'),
+    256,
+    MB_OR_OFF,
+    "SQLite: memory budget of large stores' text ranking kept in memory (every word's products with their weights, about 115 MB a process for 1M products; the same bm25 as FTS5, scores included, without FTS5's cost per match; the group's: each of N API processes keeps 1/N); `0` turns it off",
+  ),
+  integer(
+    'VITRINE_SEARCH_POSTINGS_FROM',
+    at('searchPostingsFrom'),
+    50_000,
+    { min: 1, requirement: 'must be a whole number, at least 1' },
+    'SQLite: the number of searchable products from which a store is ranked in memory (VITRINE_SEARCH_POSTINGS_MB); smaller stores are ranked by FTS5',
   ),
   integer(
     'VITRINE_LISTING_CACHE_MB',
     at('listingCacheBytes'),
     64,
-    { unit: MB, min: 0, requirement: 'must be a whole number of MB, 0 or more' },
+    MB_OR_OFF,
     "memory budget of the asset listing pages kept while their store is unchanged (any catalog write of the store retires them at once, on every process; the group's: each of N API processes keeps 1/N); `0` turns it off",
   ),
   integer(
     'VITRINE_HEAP_COMPACT_MB',
     at('heapCompactBytes'),
     64,
-    { unit: MB, min: 0, requirement: 'must be a whole number of MB, 0 or more' },
+    MB_OR_OFF,
     'an in-memory index build of at least this estimated size is followed by one compacting garbage collection when the build took 5 times its pause or more (a 1M-product store: 1.9 s after builds of 20 s and more, about 600 MB less RSS per API process); `0` turns it off',
   ),
   integer(

@@ -59,6 +59,12 @@ export interface Config {
   readonly attributeIndexBytes: number;
   readonly searchResultBytes: number;
   /**
+   * Memory budget of large stores' text ranking kept in memory (VITRINE_SEARCH_POSTINGS_MB; 0 turns it
+   * off) and the store size from which a store gets one (VITRINE_SEARCH_POSTINGS_FROM). SQLite only.
+   */
+  readonly searchPostingsBytes: number;
+  readonly searchPostingsFrom: number;
+  /**
    * Memory budget of the listing pages each API process keeps while their store is unchanged
    * (VITRINE_LISTING_CACHE_MB; 0 turns the cache off).
    */

@@ -213,6 +213,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     tasteOf: (store, shopperId, listing) => events.tasteOf(store, shopperId, listing),
     vocabularyBytes: share(config.searchVocabularyBytes),
     resultBytes: share(config.searchResultBytes),
+    changes: changeLog,
+    postingsBytes: share(config.searchPostingsBytes),
+    postingsMinProducts: config.searchPostingsFrom,
+    onError,
   });
   const mappingProfiles = new MappingProfiles(stores);
   const collections = new CollectionsService({
@@ -250,9 +254,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   );
   const modelPath = config.imageModelPath ?? DEFAULT_MODEL_PATH;
   const headPath = imageHeadPath(config);
-  // Two vision threads: queries never wait behind a batch of catalogue images being embedded. The
-  // query thread too ends when photo queries stop for a while (its model and the stores' vectors,
-  // reloaded on the next one): each API process holds one, and most hours see none.
+  // Two vision threads: queries never wait behind images being embedded. The query thread ends when photo
+  // queries stop a while (model and vectors reloaded on the next): each API process holds one, most hours see none.
   const queryVision = new VisionClient({ modelPath, headPath, threads: 1 }, config.visionIdleSeconds * 1000);
   // The indexing thread ends after a minute idle: a catalogue indexed, its memory goes back.
   const indexVision = new VisionClient({ modelPath, headPath, threads: 1 }, 60_000);

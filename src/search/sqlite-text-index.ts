@@ -3,11 +3,20 @@ import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { chunked } from '../storage/chunks.js';
 import type { Alternative, QueryPlan } from './query-plan.js';
-import type { IndexedDoc, MatchMode, SearchOptions, TextHit, TextIndex } from './text-index.js';
+import type {
+  IndexedDoc,
+  MatchMode,
+  SearchOptions,
+  StoredTextDoc,
+  TextDocuments,
+  TextHit,
+  TextIndex,
+} from './text-index.js';
 
 // Column weights for bm25 in declaration order: title, category, other. Category above title
 // measured best on the relevance evaluation (bench/search-eval.bench.ts).
-const bm25 = (table: string) => `bm25(${table}, 4.0, 6.0, 1.0)`;
+export const BM25_WEIGHTS = [4.0, 6.0, 1.0] as const;
+const bm25 = (table: string) => `bm25(${table}, ${BM25_WEIGHTS.map((w) => w.toFixed(1)).join(', ')})`;
 
 /**
  * Each store has an FTS5 table of its own: bm25 weighs a term by how rare it is in the table, so a
@@ -52,8 +61,11 @@ function conceptClause(table: string | undefined, alts: Alternative[]) {
 export class SqliteTextIndex implements TextIndex {
   /** Stores whose table is known to exist (created on a store's first indexed product). */
   readonly #tables = new Set<string>();
+  readonly documents: TextDocuments;
 
-  constructor(private readonly storage: StorageHandle) {}
+  constructor(private readonly storage: StorageHandle) {
+    this.documents = new FtsDocuments(storage, (storeId) => this.#existingTable(storeId));
+  }
 
   /** Every write makes sure of the table (cheap): another process may have dropped it (a reindex). */
   async #ensureTable(trx: Db, storeId: string): Promise<string> {
@@ -218,3 +230,77 @@ export class SqliteTextIndex implements TextIndex {
 function toHit(row: { product_code: string; title_terms: string; rank: number }): TextHit {
   return { productCode: row.product_code, titleTerms: row.title_terms, relevance: -Number(row.rank) };
 }
+
+/** The documents of a store's FTS5 table (its content) with their product codes, by rowid. */
+class FtsDocuments implements TextDocuments {
+  readonly weights = BM25_WEIGHTS;
+
+  constructor(
+    private readonly storage: StorageHandle,
+    private readonly tableOf: (storeId: string) => Promise<string | undefined>,
+  ) {}
+
+  async count(storeId: string): Promise<number> {
+    const { n } = await this.storage.db
+      .selectFrom('search_docs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('store_id', '=', storeId)
+      .executeTakeFirstOrThrow();
+    return Number(n);
+  }
+
+  async page(storeId: string, afterRowid: number, size: number): Promise<StoredTextDoc[]> {
+    const table = await this.tableOf(storeId);
+    if (!table) return [];
+    // The FTS table drives (its rowids are the store's documents), each joined to its code.
+    const { rows } = await sql<DocRow>`
+      SELECT f.rowid AS rowid, d.product_code AS code, f.title, f.category, f.other
+      FROM ${sql.table(table)} f CROSS JOIN search_docs d ON d.id = f.rowid
+      WHERE f.rowid > ${afterRowid} ORDER BY f.rowid LIMIT ${size}`.execute(this.storage.db);
+    return rows.map(toDoc);
+  }
+
+  async ofCodes(storeId: string, codes: string[]): Promise<StoredTextDoc[]> {
+    const table = await this.tableOf(storeId);
+    if (!table || codes.length === 0) return [];
+    const { rows } = await sql<DocRow>`
+      SELECT d.id AS rowid, d.product_code AS code, f.title, f.category, f.other
+      FROM search_docs d CROSS JOIN ${sql.table(table)} f ON f.rowid = d.id
+      WHERE d.store_id = ${storeId} AND d.product_code IN (SELECT value FROM json_each(${JSON.stringify(codes)}))`.execute(
+      this.storage.db,
+    );
+    return rows.map(toDoc);
+  }
+
+  // `+store_id`: by rowid, not through the (store_id, product_code) index, which the planner
+  // otherwise prefers and which walks the whole store (100 ms at 1M products).
+  async present(storeId: string, rowids: number[]): Promise<Set<number>> {
+    if (rowids.length === 0) return new Set();
+    const { rows } = await sql<{ id: number }>`
+      SELECT id FROM search_docs
+      WHERE id IN (SELECT value FROM json_each(${JSON.stringify(rowids)})) AND +store_id = ${storeId}`.execute(
+      this.storage.db,
+    );
+    return new Set(rows.map((row) => Number(row.id)));
+  }
+
+  async hits(storeId: string, rowids: number[]) {
+    const found = new Map<number, { productCode: string; titleTerms: string }>();
+    if (rowids.length === 0) return found;
+    const { rows } = await sql<{ id: number; product_code: string; title_terms: string }>`
+      SELECT id, product_code, title_terms FROM search_docs
+      WHERE id IN (SELECT value FROM json_each(${JSON.stringify(rowids)})) AND +store_id = ${storeId}`.execute(
+      this.storage.db,
+    );
+    for (const row of rows) found.set(Number(row.id), { productCode: row.product_code, titleTerms: row.title_terms });
+    return found;
+  }
+}
+
+type DocRow = { rowid: number; code: string; title: string; category: string; other: string };
+
+const toDoc = (row: DocRow): StoredTextDoc => ({
+  rowid: Number(row.rowid),
+  code: row.code,
+  columns: [row.title, row.category, row.other],
+});

@@ -33,6 +33,30 @@ export interface SearchOptions {
   sampleEvery?: number;
 }
 
+/** A document as the index holds it, for a ranking kept in memory beside the engine (SQLite). */
+export interface StoredTextDoc {
+  rowid: number;
+  code: string;
+  /** The text of each weighted column, in the order of `weights`. */
+  columns: string[];
+}
+
+/** Reads of the index's own documents by rowid: what an in-memory ranking is built and followed from. */
+export interface TextDocuments {
+  /** The engine's column weights (bm25's). */
+  readonly weights: readonly number[];
+  /** How many documents the store's index holds. */
+  count(storeId: string): Promise<number>;
+  /** The store's documents after `afterRowid`, by rowid, at most `size`. */
+  page(storeId: string, afterRowid: number, size: number): Promise<StoredTextDoc[]>;
+  /** The current documents of these product codes. */
+  ofCodes(storeId: string, codes: string[]): Promise<StoredTextDoc[]>;
+  /** Which of these rowids the store's index still holds. */
+  present(storeId: string, rowids: number[]): Promise<Set<number>>;
+  /** Product code and analysed title of each rowid still held. */
+  hits(storeId: string, rowids: number[]): Promise<Map<number, { productCode: string; titleTerms: string }>>;
+}
+
 /** The engine-specific full-text index (SQLite FTS5 / PostgreSQL tsvector + GIN). */
 export interface TextIndex {
   /** Replaces the docs of the given codes and removes `removed`, in the caller's transaction. */
@@ -42,6 +66,8 @@ export interface TextIndex {
   search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number, options?: SearchOptions): Promise<TextHit[]>;
   /** How many documents match every clause (what `search(plan, 'all', ∞)` would return, counted). */
   count(storeId: string, plan: QueryPlan): Promise<number>;
+  /** The index's documents by rowid (SQLite's FTS5), for a ranking kept in memory. */
+  readonly documents?: TextDocuments;
   /** After writes were committed: tidies what they left for reads to wade through (PostgreSQL). */
   settle?(): Promise<void>;
 }

@@ -42,6 +42,9 @@ function listsOf(t: TestApp, textIndex: TextIndex, sampleSize: number) {
     products: t.container.productsRead,
     vocabularyBytes: 1 << 20,
     resultBytes: 0,
+    changes: t.container.changeLog,
+    postingsBytes: 0,
+    postingsMinProducts: 1,
     preview: { sampleFrom: 50, sampleSize },
   });
 }
@@ -60,7 +63,8 @@ describeEachDialect('suggestion previews from a sample of a huge match set', (ct
     await t.container.searchIndexer.follower.catchUp(t.store.store_uuid);
     const store = await t.container.stores.getStore(t.store.store_uuid);
     const lists = listsOf(t, createTextIndex(t.container.storage), 40);
-    const vocabulary = await lists.currentVocabulary(store, { readYourWrites: true });
+    const current = await lists.currentVocabulary(store, { readYourWrites: true });
+    const { vocabulary } = current;
     const plan = planQuery('shirt', vocabulary, [], { lastWordIsPrefix: false });
     const index = createTextIndex(t.container.storage);
     const all = await index.search(store.id, plan, 'all', 1000);
@@ -83,8 +87,9 @@ describeEachDialect('suggestion previews from a sample of a huge match set', (ct
     // 120 products carry "shirt" (more than 50): every 3rd is ranked (120 / 40), and 15 of them fill it.
     const spy = spyIndex(t);
     const lists = listsOf(t, spy.spied, 40);
-    const vocabulary = await lists.currentVocabulary(store, { readYourWrites: true });
-    const preview = await lists.topHits(store, 'shirt', vocabulary, 5, false);
+    const current = await lists.currentVocabulary(store, { readYourWrites: true });
+    const { vocabulary } = current;
+    const preview = await lists.topHits(store, 'shirt', current, 5, false);
     assert.deepEqual(spy.calls, [{ sampleEvery: 3 }]);
     const plan = planQuery('shirt', vocabulary, [], { lastWordIsPrefix: false });
     const expected = (await index.search(store.id, plan, 'all', 15, { sampleEvery: 3 })).map((h) => h.productCode);
@@ -93,7 +98,7 @@ describeEachDialect('suggestion previews from a sample of a huge match set', (ct
     // A sample too thin to fill the preview (every 30th: about 4 of 15 wanted): every match is ranked.
     const thin = spyIndex(t);
     const thinLists = listsOf(t, thin.spied, 4);
-    const full = await thinLists.topHits(store, 'shirt', vocabulary, 5, false);
+    const full = await thinLists.topHits(store, 'shirt', current, 5, false);
     assert.deepEqual(thin.calls, [{ sampleEvery: 30 }, {}]);
     assert.deepEqual(
       full,
@@ -102,7 +107,7 @@ describeEachDialect('suggestion previews from a sample of a huge match set', (ct
 
     // A rarer word bounds the matches under the threshold ("oxford": 12 products): no sample.
     const rare = spyIndex(t);
-    const oxford = await listsOf(t, rare.spied, 40).topHits(store, 'oxford shirt', vocabulary, 5, false);
+    const oxford = await listsOf(t, rare.spied, 40).topHits(store, 'oxford shirt', current, 5, false);
     assert.deepEqual(rare.calls, [{}]);
     assert.equal(oxford.length, 12);
   });

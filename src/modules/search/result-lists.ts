@@ -13,15 +13,18 @@ import {
   type QueryPlan,
   type SynonymGroups,
 } from '../../search/query-plan.js';
-import type { TextHit, TextIndex } from '../../search/text-index.js';
+import type { MatchMode, SearchOptions, TextHit, TextIndex } from '../../search/text-index.js';
 import { TypoIndex } from '../../search/typo-index.js';
-import { allowedEdits, analyzerFor, type Analyzer } from '../../search/analyzer.js';
-import { isCatalogWord, queryLanguages } from '../../catalog/vocabulary/search-words.js';
+import { analyzerFor, type Analyzer } from '../../search/analyzer.js';
 import { RANKED_PAGING } from '../../catalog/paging.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import type { SearchIndexer } from './search-indexer.js';
 import * as repo from './search.repository.js';
+import { correction } from './query-correction.js';
+import { PostingsIndex } from './postings-index.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
+import type { WorkerErrorLog } from '../../jobs/workers.js';
 
 export interface SearchResult {
   product_code: string;
@@ -90,6 +93,8 @@ export class ResultLists {
   readonly #vocabularies: LiveStoreIndex<VocabularyEntry>;
   readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
   readonly #lists: BoundedCache<ResultList> | undefined;
+  /** Large stores' ranking in memory (SQLite); undefined where the engine ranks every store. */
+  readonly #postings: PostingsIndex | undefined;
   /** Per store: the generation (change sequence, language, synonyms) its kept lists were read at (older ones are dropped). */
   readonly #generations = new StoreGenerations((key) => this.#lists?.delete(key));
 
@@ -101,6 +106,11 @@ export class ResultLists {
       products: ProductsReadPort;
       vocabularyBytes: number;
       resultBytes: number;
+      /** Large stores' in-memory ranking: the log it follows, its budget and the store size from which it ranks. */
+      changes: ChangeFeed;
+      postingsBytes: number;
+      postingsMinProducts: number;
+      onError?: WorkerErrorLog;
       /** When suggestions rank a sample of a preview's matches, and about how many (tests set it small). */
       preview?: { sampleFrom: number; sampleSize: number };
     },
@@ -114,6 +124,16 @@ export class ResultLists {
             (list, key) => BYTES_PER_LIST + key.length + list.hits.length * BYTES_PER_HIT,
             (key) => this.#generations.forget(key),
           )
+        : undefined;
+    this.#postings =
+      deps.textIndex.documents && deps.postingsBytes > 0
+        ? new PostingsIndex({
+            documents: deps.textIndex.documents,
+            changes: deps.changes,
+            budgetBytes: deps.postingsBytes,
+            minDocs: deps.postingsMinProducts,
+            onError: deps.onError,
+          })
         : undefined;
     this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
       name: 'search.vocabulary',
@@ -156,19 +176,40 @@ export class ResultLists {
     this.#lists?.close();
     this.#generations.clear();
     this.#vocabularies.close();
+    this.#postings?.close();
+  }
+
+  /** The text index's hits: from large stores' postings when current at `cursor` (the same bm25), else the engine's. */
+  async #textSearch(
+    store: Store,
+    cursor: number | undefined,
+    plan: QueryPlan,
+    mode: MatchMode,
+    limit: number,
+    options: SearchOptions = {},
+  ): Promise<TextHit[]> {
+    const sampleEvery = Math.max(1, Math.floor(options.sampleEvery ?? 1));
+    const ranked = await this.#postings?.search(store, cursor, plan, mode, limit, sampleEvery);
+    return ranked ?? this.deps.textIndex.search(store.id, plan, mode, limit, options);
   }
 
   /** The store's vocabulary as of its index (read-your-writes applied first when asked). */
-  async currentVocabulary(store: Store, options: { readYourWrites: boolean }): Promise<TypoIndex> {
+  async currentVocabulary(
+    store: Store,
+    options: { readYourWrites: boolean },
+  ): Promise<{ vocabulary: TypoIndex; cursor: number | undefined }> {
     const { cursor } = await this.deps.indexer.follower.readYourWritesAt(store, { apply: options.readYourWrites });
-    return this.vocabulary(store.id, cursor, store.indexLanguage);
+    return { vocabulary: await this.vocabulary(store.id, cursor, store.indexLanguage), cursor };
   }
 
-  /** The best few products for a text (its last word a prefix unless finished), as cheap as a plain search. */
+  /**
+   * The best few products for a text (its last word a prefix unless finished), as cheap as a plain
+   * search; `cursor` is the index position the vocabulary was read at.
+   */
   async topHits(
     store: Store,
     text: string,
-    vocabulary: TypoIndex,
+    { vocabulary, cursor }: { vocabulary: TypoIndex; cursor: number | undefined },
     limit: number,
     lastWordIsPrefix: boolean,
   ): Promise<string[]> {
@@ -184,10 +225,10 @@ export class ResultLists {
     const estimate = matchEstimate(plan, vocabulary);
     if (estimate > sampleFrom) {
       const sampleEvery = Math.floor(estimate / sampleSize);
-      const sampled = await this.deps.textIndex.search(store.id, plan, 'all', fetch, { sampleEvery });
+      const sampled = await this.#textSearch(store, cursor, plan, 'all', fetch, { sampleEvery });
       if (sampled.length >= fetch) return sampled.map((hit) => hit.productCode);
     }
-    const hits = await this.deps.textIndex.search(store.id, plan, 'all', fetch);
+    const hits = await this.#textSearch(store, cursor, plan, 'all', fetch);
     return hits.map((hit) => hit.productCode);
   }
 
@@ -233,7 +274,7 @@ export class ResultLists {
     options: { readYourWrites: boolean },
   ): Promise<{ hits: SearchResult[]; total: number; correctedQuery: string | null } | undefined> {
     const query = text.trim();
-    const [exact, { vocabulary, current }] = await Promise.all([
+    const [exact, { vocabulary, current, cursor }] = await Promise.all([
       this.deps.products.visibleByExactCode(store.id, query, 1),
       this.#vocabularyAfterWrites(store, options),
     ]);
@@ -247,10 +288,13 @@ export class ResultLists {
     if (plan.clauses.length === 0) return undefined;
     const fetch = wanted + 10;
     const scored = new ScoredHits();
-    const complete = await this.#everyWord(store.id, plan, wide, fetch, scored);
+    const complete = await this.#everyWord(store, cursor, plan, wide, fetch, scored);
     // Fewer than asked for: that is all of them. Otherwise counted (every product with the words
     // themselves also has them with resolved concepts: `wide` counts all).
-    const total = complete ? scored.hits.length : await this.deps.textIndex.count(store.id, wide);
+    const total = complete
+      ? scored.hits.length
+      : ((wide === plan ? this.#postings?.count(store, cursor, plan) : undefined) ??
+        (await this.deps.textIndex.count(store.id, wide)));
     if (total === 0) return undefined;
     const hits = scored.hits.sort(byScore).slice(0, wanted);
     return { hits, total, correctedQuery: correction(query, vocabulary, this.analyzerOf(store)) };
@@ -261,11 +305,18 @@ export class ResultLists {
    * words anywhere (tier 1), then, when that was all of them, the words some only through what the
    * catalog vocabulary resolved ("women" for `Ladieswear`, tier 0.5). True when nothing was left out.
    */
-  async #everyWord(storeId: string, plan: QueryPlan, wide: QueryPlan, limit: number, scored: ScoredHits) {
-    const all = await this.deps.textIndex.search(storeId, plan, 'all', limit);
+  async #everyWord(
+    store: Store,
+    cursor: number | undefined,
+    plan: QueryPlan,
+    wide: QueryPlan,
+    limit: number,
+    scored: ScoredHits,
+  ) {
+    const all = await this.#textSearch(store, cursor, plan, 'all', limit);
     for (const hit of all) scored.add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
     if (all.length >= limit || wide === plan) return all.length < limit;
-    const more = await this.deps.textIndex.search(storeId, wide, 'all', limit);
+    const more = await this.deps.textIndex.search(store.id, wide, 'all', limit);
     for (const hit of more) scored.add(hit, 0.5);
     return more.length < limit;
   }
@@ -275,14 +326,14 @@ export class ResultLists {
     const { lag, cursor } = await this.deps.indexer.follower.readYourWritesAt(store, { apply: options.readYourWrites });
     // Every product write and its change-log entry commit together, and the indexer moves its cursor
     // with what it wrote: no lag means no product was hidden or deleted since it was indexed.
-    return { vocabulary: await this.vocabulary(store.id, cursor, store.indexLanguage), current: lag === 0 };
+    return { vocabulary: await this.vocabulary(store.id, cursor, store.indexLanguage), current: lag === 0, cursor };
   }
 
   async #compute(store: Store, query: string, lastWordIsPrefix: boolean, options: { readYourWrites: boolean }) {
     const window = RANKED_PAGING.maxOffset;
     // Independent round trips at once: the exact-code lookup reads the products, the vocabulary must
     // follow the index once read-your-writes has brought it up to date.
-    const [exact, { vocabulary, current }] = await Promise.all([
+    const [exact, { vocabulary, current, cursor }] = await Promise.all([
       this.deps.products.visibleByExactCode(store.id, query, window),
       this.#vocabularyAfterWrites(store, options),
     ]);
@@ -297,11 +348,11 @@ export class ResultLists {
     let relaxed = false;
     const scored = new ScoredHits(results.keys());
     if (plan.clauses.length > 0) {
-      await this.#everyWord(store.id, plan, wide, window, scored);
+      await this.#everyWord(store, cursor, plan, wide, window, scored);
       // Nothing has every word: the query relaxed, its most common (least specific) words dropped first.
       if (scored.hits.length === 0 && results.size === 0) {
         for (const partial of [...relaxations(plan, vocabulary), ...commonWordRelaxations(plan, vocabulary)]) {
-          for (const hit of await this.deps.textIndex.search(store.id, partial, 'all', window)) scored.add(hit, 0);
+          for (const hit of await this.#textSearch(store, cursor, partial, 'all', window)) scored.add(hit, 0);
           if (scored.hits.length > 0) break;
         }
         relaxed = scored.hits.length > 0;
@@ -347,39 +398,3 @@ class ScoredHits {
 /** Best first; equal scores by product_code. */
 const byScore = (a: SearchResult, b: SearchResult) =>
   b.score - a.score || (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0);
-
-/**
- * The query as the catalog spells it: each word the store's words do not hold (nor its vocabulary
- * know) replaced by its most frequent typo candidate; null when no word was replaced.
- */
-export function correction(
-  query: string,
-  vocabulary: TypoIndex,
-  analyzer: Analyzer = analyzerFor('en'),
-): string | null {
-  const words = analyzer.rawTokens(query);
-  const languages = queryLanguages(analyzer.language);
-  const stem = (word: string) => analyzer.stem(word);
-  let changed = false;
-  const spelled = words.map((word) => {
-    if (
-      vocabulary.has(word) ||
-      vocabulary.has(stem(word)) ||
-      analyzer.isStopWord(word) ||
-      isCatalogWord(word, languages) ||
-      allowedEdits(word) === 0
-    )
-      return word;
-    const candidates = vocabulary
-      .candidates([stem(word), word], allowedEdits(word), 3)
-      .sort((a, b) => vocabulary.frequency(b) - vocabulary.frequency(a));
-    if (candidates.length === 0) return word;
-    changed = true;
-    // The vocabulary holds stems beside words; a Snowball stem is no word ("chaussur"): say a word of
-    // the catalog that has it. (English stems are words: "dress".)
-    if (analyzer.language === 'en') return candidates[0];
-    const target = stem(candidates[0]);
-    return candidates.find((c) => c !== target && stem(c) === target) ?? candidates[0];
-  });
-  return changed ? spelled.join(' ') : null;
-}

@@ -25,6 +25,8 @@ import { ResultLists, type ResultList, type SearchResult } from './result-lists.
 import { cardOf, discover, type Candidates, type DiscoveryCard, type DiscoveryQuery } from './discovery.js';
 import { activeRules, NO_RULES, parseSearchRules, type SearchRule } from './search-rules.js';
 import { suggest, type Suggestions } from './suggestions.js';
+import type { ChangeFeed } from '../../storage/change-feed.js';
+import type { WorkerErrorLog } from '../../jobs/workers.js';
 
 export { shapeScore, type SearchResult } from './result-lists.js';
 
@@ -118,6 +120,12 @@ export class SearchService {
     vocabularyBytes: number;
     /** The memory budget of recent queries' result lists (VITRINE_SEARCH_RESULTS_MB). */
     resultBytes: number;
+    /** The change log (large stores' in-memory ranking follows it). */
+    changes: ChangeFeed;
+    /** VITRINE_SEARCH_POSTINGS_MB and VITRINE_SEARCH_POSTINGS_FROM. */
+    postingsBytes: number;
+    postingsMinProducts: number;
+    onError?: WorkerErrorLog;
   }) {
     this.stores = deps.stores;
     this.cards = deps.cards;

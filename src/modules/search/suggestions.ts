@@ -36,7 +36,8 @@ export async function suggest(
   if (words.length === 0) return { queries: [], products: [], categories: [] };
   const last = words[words.length - 1];
   const head = words.slice(0, -1);
-  const vocabulary = await lists.currentVocabulary(store, options);
+  const current = await lists.currentVocabulary(store, options);
+  const { vocabulary } = current;
 
   // Completions, one per stem ("dress" and "dresses" are one suggestion), exact ones before fuzzy ones.
   const completions: string[] = [];
@@ -63,7 +64,7 @@ export async function suggest(
 
   // The products of the best completion ("dress" for "dre"): what the shopper is most likely typing, and
   // a finished word is a cheaper query than a prefix (PostgreSQL expands `dre:*` over the index).
-  const topCodes = await lists.topHits(store, queries[0]?.text ?? input.prefix, vocabulary, input.limit, !queries[0]);
+  const topCodes = await lists.topHits(store, queries[0]?.text ?? input.prefix, current, input.limit, !queries[0]);
   const listing = await cards.listing(store);
   const products = topCodes
     .filter((code) => listing.cards.has(code))
