@@ -69,13 +69,25 @@ const ROW_BITS = 4_194_304; // 2^22 rows: a row number fits beside a group numbe
  * product_code) and pins on page 1. Synchronous: the listing is read at one moment.
  */
 export function discover(listing: CatalogListing, query: DiscoveryQuery): DiscoveryResult {
+  // Browsing ranks nothing: an empty table reads undefined for every row.
+  if (query.candidates.kind !== 'ranked') return discoverIn(listing, query, new Float64Array(0));
+  const score = scoreTable(listing.rows.rowCount);
+  const ranked = query.candidates.rows;
+  try {
+    return discoverIn(listing, query, score);
+  } finally {
+    // Left as found (NaN): boosts and tastes wrote only candidates' rows.
+    for (let i = 0; i < ranked.length; i++) score[ranked[i]] = Number.NaN;
+  }
+}
+
+/** `discover` with a table of scores by row (NaN: not ranked), the candidates' written first. */
+function discoverIn(listing: CatalogListing, query: DiscoveryQuery, score: Float64Array): DiscoveryResult {
   const { rows, columns, snapshot } = listing;
   const applied = new Set<string>();
 
-  // 1. The candidates, without hidden products. Scores by row (NaN: not ranked).
+  // 1. The candidates, without hidden products.
   let candidates: Int32Array;
-  // Browsing ranks nothing: an empty table reads undefined for every row.
-  const score = new Float64Array(query.candidates.kind === 'ranked' ? rows.rowCount : 0).fill(Number.NaN);
   if (query.candidates.kind === 'ranked') {
     candidates = query.candidates.rows;
     const scores = query.candidates.scores;
@@ -319,6 +331,14 @@ function rangeOf(prices: Float64Array, rows: Int32Array): { min: number; max: nu
     if (price > max) max = price;
   }
   return min <= max ? { min, max } : null;
+}
+
+// Scores by row for ranked listings, reused across requests (discover runs synchronously, one at a
+// time) and left all NaN: a 1M-product listing's table is 8 MB, allocated and filled per query before.
+let scores = new Float64Array(0);
+function scoreTable(rowCount: number): Float64Array {
+  if (scores.length < rowCount) scores = new Float64Array(Math.ceil(rowCount * 1.25)).fill(Number.NaN);
+  return scores;
 }
 
 // Facet counting's tables by value id, reused across requests (discover runs synchronously, one at a
