@@ -31,6 +31,8 @@ export interface RankedHit {
   rowid: number;
   /** bm25 as FTS5 gives it, negated: higher is better. */
   score: number;
+  /** The hash of the document's product code (codeHash): a rowid read back with another code is a stale index. */
+  codeHash: number;
 }
 
 /** Collects documents in read order, then packs them (`finish`). */
@@ -260,7 +262,8 @@ export class RankedPostings {
       chosenScore = keptScore;
     }
     const hits = new Array<RankedHit>(chosen.length);
-    for (let i = 0; i < chosen.length; i++) hits[i] = { rowid: rowids[chosen[i]], score: chosenScore[i] };
+    for (let i = 0; i < chosen.length; i++)
+      hits[i] = { rowid: rowids[chosen[i]], score: chosenScore[i], codeHash: this.#hashes[chosen[i]] };
     return hits.sort((x, y) => y.score - x.score || x.rowid - y.rowid);
   }
 

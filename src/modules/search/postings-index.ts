@@ -4,6 +4,7 @@ import type { WorkerErrorLog } from '../../jobs/workers.js';
 import type { QueryPlan } from '../../search/query-plan.js';
 import type { MatchMode, TextDocuments, TextHit } from '../../search/text-index.js';
 import { PostingsBuilder, type PostingsQuery, type RankedPostings } from '../../search/ranked-postings.js';
+import { codeHash } from '../../search/posting-terms.js';
 import type { Store } from '../stores/store.js';
 
 /** A store's in-memory ranking, or (postings undefined) the note that the store is too small for one. */
@@ -66,10 +67,15 @@ export class PostingsIndex {
       store.id,
       ranked.map((hit) => hit.rowid),
     );
+    // A rowid now another product's: the index was rebuilt under the same position (`vitrine
+    // reindex` numbers documents anew), the postings are built again and the engine answers.
+    if (ranked.some((hit) => found.has(hit.rowid) && codeHash(found.get(hit.rowid)!.productCode) !== hit.codeHash)) {
+      this.#index.invalidate(store.id);
+      return undefined;
+    }
     if (found.size < ranked.length) {
       // Documents replaced since the postings' position (a write after the request's): the engine
-      // answers as of now. Most of them gone means the index was rebuilt under the same position
-      // (`vitrine reindex`): the postings are built again.
+      // answers as of now. Most of them gone: rebuilt under the same position, as above.
       if (found.size * 2 < ranked.length) this.#index.invalidate(store.id);
       return undefined;
     }
