@@ -72,6 +72,11 @@ export class LiveStoreIndex<T extends LiveIndex, C = void> {
     }
   }
 
+  /** The store's index as it is, counted as a use (a caller that answers without waiting for a build or catch-up). */
+  used(storeId: string): T | undefined {
+    return this.#cache.get(storeId);
+  }
+
   /** The store's index as it is, without counting it as a use (a background pass, a stale answer). */
   peek(storeId: string): T | undefined {
     return this.#cache.peek(storeId);

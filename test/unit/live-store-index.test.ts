@@ -122,4 +122,20 @@ describe('LiveStoreIndex', () => {
     h.index.close();
     assert.deepEqual(h.calls.dropped, ['a', 'b', 'c']);
   });
+
+  it('counts a read through `used` as a use, and one through `peek` not', async () => {
+    const h = harness({ budgetBytes: 250 });
+    for (const store of ['a', 'b']) {
+      h.append(store, 1);
+      await h.index.current(store, { seq: 1, key: 'k' });
+    }
+    assert.ok(h.index.peek('a'));
+    h.append('c', 1);
+    await h.index.current('c', { seq: 1, key: 'k' });
+    assert.deepEqual(h.calls.dropped, ['a']);
+    assert.ok(h.index.used('b'));
+    h.append('d', 1);
+    await h.index.current('d', { seq: 1, key: 'k' });
+    assert.deepEqual(h.calls.dropped, ['a', 'c']);
+  });
 });

@@ -104,7 +104,8 @@ export class PostingsIndex {
   #ready(store: Store, cursor: number | undefined): RankedPostings | undefined {
     if (this.deps.budgetBytes <= 0 || cursor === undefined) return undefined;
     const target = { seq: cursor, key: store.indexLanguage };
-    const entry = this.#index.peek(store.id);
+    // Counted as a use: with several large stores over the budget, the least searched is dropped first.
+    const entry = this.#index.used(store.id);
     if (entry && entry.key === target.key && entry.seq >= cursor) return entry.postings;
     if (!this.#index.inFlight(store.id))
       this.#index.current(store.id, target).catch((error: unknown) => this.deps.onError?.('search.postings', error));
