@@ -1,6 +1,7 @@
 import type { StoredTextDoc } from './text-index.js';
 import { codeHash, foldedTokens, weighted } from './posting-terms.js';
-import { EMPTY_DOCS, grown, intersection, IntList, kthLargest, summed, union, type Phrase } from './sorted-postings.js';
+import { EMPTY_DOCS, grown, intersection, IntList, summed, union, type Phrase } from './sorted-postings.js';
+import { kthLargest } from '../storage/kth-largest.js';
 
 /**
  * A store's text index held in memory for ranking: the postings of every term with each document's
@@ -122,7 +123,6 @@ export class RankedPostings {
   #slots: Int32Array;
   #live: number;
   #tokens = 0;
-  readonly #packedPostings: number;
   /** Documents the build packed. */
   readonly #built: number;
   #tailPostings = 0;
@@ -136,7 +136,6 @@ export class RankedPostings {
     this.#terms = terms;
     terms.forEach((term, id) => this.#termIds.set(term, id));
     this.#packed = packed;
-    this.#packedPostings = packed.docs.length;
     this.#rowids = docs.rowids;
     this.#lengths = docs.lengths;
     this.#hashes = docs.hashes;
@@ -162,7 +161,7 @@ export class RankedPostings {
   /** Rough bytes held: postings (8 a posting), the per-document arrays, the terms. */
   get bytes(): number {
     return (
-      this.#packedPostings * 8 +
+      this.#packed.docs.length * 8 +
       this.#tailPostings * 24 +
       this.#rowids.length * 13 +
       this.#slots.length * 4 +

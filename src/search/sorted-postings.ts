@@ -88,28 +88,3 @@ export function intersection(a: Int32Array, b: Int32Array): Int32Array {
   }
   return out.subarray(0, n);
 }
-
-/** The k-th largest value (k from 1), reordering `values` (quickselect). */
-export function kthLargest(values: Float64Array, k: number): number {
-  let low = 0;
-  let high = values.length - 1;
-  const target = k - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >>> 1];
-    let i = low;
-    let j = high;
-    while (i <= j) {
-      while (values[i] > pivot) i++;
-      while (values[j] < pivot) j--;
-      if (i <= j) {
-        const swap = values[i];
-        values[i++] = values[j];
-        values[j--] = swap;
-      }
-    }
-    if (target <= j) high = j;
-    else if (target >= i) low = i;
-    else break;
-  }
-  return values[target];
-}
