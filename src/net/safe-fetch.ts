@@ -97,6 +97,31 @@ function guardedAgent(refuse: (address: string) => boolean) {
 }
 
 /**
+ * A signal that aborts after `timeoutMs` (reason: a TimeoutError) or as soon as `outer` does. Node 20's
+ * `AbortSignal.any([AbortSignal.timeout(…), …])` can be garbage-collected before its timer fires
+ * (nodejs/node#57736): a webhook POST to a receiver that never answered waited for good under load.
+ * Here the timer holds its controller; `clear` stops it and unhooks `outer`, which would otherwise
+ * gather one listener per call for the life of the process.
+ */
+export function deadlineSignal(timeoutMs: number, outer?: AbortSignal): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
+    timeoutMs,
+  );
+  const forward = () => controller.abort(outer?.reason);
+  if (outer?.aborted) forward();
+  else outer?.addEventListener('abort', forward, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', forward);
+    },
+  };
+}
+
+/**
  * `request`, settled as soon as `signal` ends it. undici notices an abort only once its connection
  * attempt returns, and a DNS lookup cannot be cancelled: behind a resolver that does not answer
  * (5 s a try) a stopping image worker waited 5–10 s for fetches it had aborted, and a fetch could
@@ -186,15 +211,14 @@ export async function postGuarded(
   options: { timeoutMs: number; agent: Agent; allowPrivate: boolean; signal?: AbortSignal },
 ): Promise<PostOutcome> {
   const parsed = checkedUrl(url, (address) => !options.allowPrivate && isRefusedAddress(address));
+  const deadline = deadlineSignal(options.timeoutMs, options.signal);
   try {
     const response = await requestUntil(parsed, {
       method: 'POST',
       body,
       headers,
       dispatcher: options.agent,
-      signal: options.signal
-        ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal])
-        : AbortSignal.timeout(options.timeoutMs),
+      signal: deadline.signal,
       maxRedirections: 0,
     });
     await response.body.dump({ limit: 64 * 1024 });
@@ -206,6 +230,8 @@ export async function postGuarded(
     if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError')
       throw new FetchTimeoutError(`no answer within ${options.timeoutMs / 1000} s`, 'url');
     throw new FetchFailedError(`cannot connect: ${(error as Error).message}`, 'url');
+  } finally {
+    deadline.clear();
   }
 }
 
@@ -225,8 +251,8 @@ async function fetchInto(
 ): Promise<{ bytes: number; contentType: string | undefined }> {
   const refuse = limits.refuseAddress ?? ((address: string) => !limits.allowPrivate && isRefusedAddress(address));
   const agent = guardedAgent(refuse);
-  const timeout = AbortSignal.timeout(limits.timeoutMs);
-  const deadline = limits.signal ? AbortSignal.any([timeout, limits.signal]) : timeout;
+  const timer = deadlineSignal(limits.timeoutMs, limits.signal);
+  const deadline = timer.signal;
   try {
     let current = url;
     for (let hop = 0; ; hop++) {
@@ -266,6 +292,7 @@ async function fetchInto(
       throw new FetchTimeoutError(`the URL did not answer within ${limits.timeoutMs / 1000} s`, 'url');
     throw new FetchFailedError(`cannot fetch the URL: ${(error as Error).message}`, 'url');
   } finally {
+    timer.clear();
     // Closing waits for a connection attempt in flight (a DNS lookup): once the fetch is over
     // its time or stopped, the agent is destroyed without waiting for it.
     if (deadline.aborted) void agent.destroy().catch(() => {});
