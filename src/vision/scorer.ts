@@ -1,8 +1,16 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import ort from 'onnxruntime-node';
 
 /** The prebuilt one-node graph (scripts/build-scoring-graph.mjs): dimensions and zero points are inputs. */
 export const SCORING_GRAPH_PATH = new URL('../../../models/scoring/matmul-integer.onnx', import.meta.url);
+
+/**
+ * Matrices from this many columns are scored on every core (up to 4). Below it one thread answers
+ * sooner than a pool wakes; above it the scan is long enough to split: at 330,000 photos of 164
+ * dimensions, `/v1/similar` took 8.7 ms instead of 12.7 with two cores (the scan alone 9 → 5 ms).
+ */
+export const WIDE_SCAN_FROM = 65_536;
 
 /**
  * Scores a quantized query against every column of a VectorMatrix with one MatMulInteger call:
@@ -12,7 +20,9 @@ export class MatrixScorer {
   readonly #zero: ort.Tensor;
 
   private constructor(
-    private readonly session: ort.InferenceSession,
+    private readonly narrow: ort.InferenceSession,
+    /** The same graph on several threads, which do not spin while idle (they would hold the cores). */
+    private readonly wide: ort.InferenceSession | undefined,
     private readonly dimensions: number,
     zeroPoint: number,
   ) {
@@ -20,16 +30,24 @@ export class MatrixScorer {
   }
 
   static async create(dimensions: number, zeroPoint: number, threads = 1): Promise<MatrixScorer> {
-    const session = await ort.InferenceSession.create(fs.readFileSync(SCORING_GRAPH_PATH), {
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-    });
-    return new MatrixScorer(session, dimensions, zeroPoint);
+    const graph = fs.readFileSync(SCORING_GRAPH_PATH);
+    const narrow = await ort.InferenceSession.create(graph, { intraOpNumThreads: threads, interOpNumThreads: 1 });
+    const cores = Math.min(4, os.availableParallelism());
+    const wide =
+      cores > threads
+        ? await ort.InferenceSession.create(graph, {
+            intraOpNumThreads: cores,
+            interOpNumThreads: 1,
+            extra: { session: { intra_op: { allow_spinning: '0' } } },
+          })
+        : undefined;
+    return new MatrixScorer(narrow, wide, dimensions, zeroPoint);
   }
 
   /** Integer dot products of `query` with each of the `columns` columns of a dimension-major matrix. */
   async score(query: Uint8Array, matrix: Uint8Array, columns: number): Promise<Int32Array> {
-    const output = await this.session.run({
+    const session = columns >= WIDE_SCAN_FROM && this.wide ? this.wide : this.narrow;
+    const output = await session.run({
       query: new ort.Tensor('uint8', query, [1, this.dimensions]),
       matrix: new ort.Tensor('uint8', matrix, [this.dimensions, columns]),
       query_zero: this.#zero,
@@ -39,6 +57,7 @@ export class MatrixScorer {
   }
 
   async close() {
-    await this.session.release();
+    await this.narrow.release();
+    await this.wide?.release();
   }
 }

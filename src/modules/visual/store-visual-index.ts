@@ -6,6 +6,7 @@ import type { AudienceResolver, CompiledFilters } from '../../catalog/filters.js
 import type { GroupVariants } from '../../catalog/variants.js';
 import { ValuePool } from '../../storage/value-pool.js';
 import { kthLargest } from '../../storage/kth-largest.js';
+import { rankScratch, topColumns } from './column-ranking.js';
 
 export interface VisualHit {
   productCode: string;
@@ -291,50 +292,62 @@ export class StoreVisualIndex implements LiveIndex {
     // Grouped, the source's whole family is left out (its other colours are the same product).
     const excludedFamily = grouped && excludedRow >= 0 ? family[excludedRow] : -1;
     const columns = Math.min(scores.length, this.columns);
-    const scored = new Float64Array(columns);
-    for (let column = 0; column < columns; column++) {
-      const raw = scores[column];
-      if (raw > 0) scored[column] = raw * this.#scales[column] * queryScale;
-    }
-    // A slot per product, or per family: its best score, row and column.
-    const slots = this.#codes.length;
-    let best = new Float64Array(slots);
-    let bestRow = new Int32Array(slots);
-    let bestColumn = new Int32Array(slots);
+    const scales = this.#scales;
+    const { best, bestRow, bestColumn } = rankScratch(this.#codes.length);
+    // A slot per product, or per family: its best score, row and column (`best` is 0 for every slot
+    // between two calls: the touched ones are reset on the way out).
     let touched: number[] = [];
-    const collect = (floor: number) => {
-      for (let column = 0; column < columns; column++) {
-        const score = scored[column];
-        if (score <= 0 || score < floor) continue;
-        for (let k = start[column]; k < start[column + 1]; k++) {
-          const row = rows[k];
-          if (row === excludedRow) continue;
-          if (grouped && family[row] === excludedFamily) continue;
-          const slot = grouped ? slotOf[row] : row;
-          const previous = best[slot];
-          if (score < previous || !accepts(row)) continue;
-          if (score === previous && this.#codes[bestRow[slot]] <= this.#codes[row]) continue;
-          if (previous === 0) touched.push(slot);
-          best[slot] = score;
-          bestRow[slot] = row;
-          bestColumn[slot] = column;
-        }
+    const visit = (column: number, score: number) => {
+      for (let k = start[column]; k < start[column + 1]; k++) {
+        const row = rows[k];
+        if (row === excludedRow) continue;
+        if (grouped && family[row] === excludedFamily) continue;
+        const slot = grouped ? slotOf[row] : row;
+        const previous = best[slot];
+        if (score < previous || !accepts(row)) continue;
+        if (score === previous && this.#codes[bestRow[slot]] <= this.#codes[row]) continue;
+        if (previous === 0) touched.push(slot);
+        best[slot] = score;
+        bestRow[slot] = row;
+        bestColumn[slot] = column;
       }
     };
-    const wanted = offset + limit;
-    // First only the columns scoring at least the shortlist's lowest, less a rounding margin (two scores
-    // more than 1e-6 apart never round alike). When the slots at or above that lowest fill the page, no
-    // other column can reach it; otherwise (filters, families, invisible products took too many) every column.
-    const shortlist = 4 * wanted + 64;
-    const lowest = columns > shortlist * 4 ? kthLargest(Float64Array.from(scored), shortlist) : 0;
-    collect(lowest > 0 ? lowest - 1e-6 : 0);
-    if (lowest > 0 && touched.filter((slot) => best[slot] >= lowest).length < wanted) {
-      best = new Float64Array(slots);
-      bestRow = new Int32Array(slots);
-      bestColumn = new Int32Array(slots);
-      touched = [];
-      collect(0);
+    const visitAll = () => {
+      for (let column = 0; column < columns; column++) {
+        const raw = scores[column];
+        if (raw > 0) visit(column, raw * scales[column] * queryScale);
+      }
+    };
+    try {
+      const wanted = offset + limit;
+      // First only the best `shortlist` columns, found in the one pass that scores them. When the
+      // slots they reach fill the page, no other column can reach it; otherwise (filters, families,
+      // invisible products took too many) every column.
+      const shortlist = 4 * wanted + 64;
+      const top = columns > shortlist * 4 ? topColumns(scores, columns, scales, queryScale, shortlist) : undefined;
+      if (!top) visitAll();
+      else {
+        for (let i = 0; i < top.columns.length; i++) visit(top.columns[i], top.scores[i]);
+        if (touched.filter((slot) => best[slot] >= top.lowest).length < wanted) {
+          for (const slot of touched) best[slot] = 0;
+          touched = [];
+          visitAll();
+        }
+      }
+      return this.#page(touched, best, bestRow, bestColumn, offset, wanted);
+    } finally {
+      for (const slot of touched) best[slot] = 0;
     }
+  }
+
+  #page(
+    touched: number[],
+    best: Float64Array,
+    bestRow: Int32Array,
+    bestColumn: Int32Array,
+    offset: number,
+    wanted: number,
+  ): VisualHit[] {
     const rounded = (slot: number) => Math.min(1, Math.max(1e-6, Math.round(best[slot] * 1e6) / 1e6));
     let candidates = touched;
     if (candidates.length > wanted * 2) {
