@@ -645,6 +645,10 @@ describeEachDialect('GET /v1/products filters (reason, q) and GET /v1/workspace/
     // A name filter's page: its codes first (the listing index), then their rows.
     assert.deepEqual(await list('q=red&offset=1&limit=1'), { total: 2, codes: ['RED-2'] });
     assert.deepEqual(await list('q=red&offset=2'), { total: 2, codes: [] });
+    // A page that ends before its limit tells the total; one that is full or empty past the start does not.
+    assert.deepEqual(await list('q=red&offset=1'), { total: 2, codes: ['RED-2'] });
+    assert.deepEqual(await list('q=red&offset=5'), { total: 2, codes: [] });
+    assert.deepEqual(await list('q=r&limit=1'), { total: 2, codes: ['RED-1'] });
     assert.deepEqual(await list('q=LINEN'), { total: 1, codes: ['RED-1'] });
     // LIKE wildcards in the text are taken literally
     assert.deepEqual(await list('q=100%25'), { total: 1, codes: ['BLU-1'] });

