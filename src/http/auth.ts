@@ -28,7 +28,7 @@ export interface TenantAuthOptions {
   publishableRateLimitPerMinute: number;
   redis?: Redis;
   redisHealth?: RedisHealth;
-  /** A store a write of this process named (any method but GET and HEAD): its in-memory indexes are kept warm from then on. */
+  /** A store a write of this process named (any method but GET and HEAD, shopper endpoints aside): its in-memory indexes are kept warm from then on. */
   onStoreWritten?: (storeId: string) => void;
 }
 
@@ -118,7 +118,10 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
         request.auth!.workspaceId,
         (request.query as { store_uuid?: string }).store_uuid ?? '',
       ));
-    if (request.method !== 'GET' && request.method !== 'HEAD') options.onStoreWritten?.(request.store.id);
+    // A shopper's POST reads (a listing query, a search by photo) or records an event: no catalog write.
+    // Taken for one, a 1M store's filtered search built its complete-the-look index (350 MB) in every process.
+    const write = request.method !== 'GET' && request.method !== 'HEAD' && !request.routeOptions.config.shopper;
+    if (write) options.onStoreWritten?.(request.store.id);
   });
 }
 

@@ -252,7 +252,7 @@ describeEachDialect('complete the look across more stores than the budget holds'
 // Which stores a process keeps warm: those it wrote to or answered complete the look for, not those
 // it only read (a search of a cold store among thousands would build its index in the background).
 describeEachDialect('complete the look kept warm after writes, not after reads', (ctx) => {
-  it('builds in the background the index of a store written here, not of one only searched here', async () => {
+  it('builds in the background the index of a store written here, not of one only searched or queried here', async () => {
     const t = ctx();
     const read = await t.container.stores.createStore({ workspaceName: 'Read', name: 'Read' });
     await t.container.products.upsertProducts(await t.container.stores.getStore(read.store_uuid), CATALOG);
@@ -261,6 +261,14 @@ describeEachDialect('complete the look kept warm after writes, not after reads',
       token: read.api_token,
     });
     assert.equal(searched.statusCode, 200);
+    // A shopper's POST is a read too: a listing query with filters and facets.
+    const queried = await t.request({
+      method: 'POST',
+      url: `/v1/search/query?store_uuid=${read.store_uuid}`,
+      token: read.api_token,
+      payload: { query: 'shirt', facets: ['Colour'], filters: { Colour: ['Blue'] } },
+    });
+    assert.equal(queried.statusCode, 200, queried.body);
     const written = await t.request({
       method: 'POST',
       url: `/v1/products?store_uuid=${t.store.store_uuid}`,
@@ -278,7 +286,7 @@ describeEachDialect('complete the look kept warm after writes, not after reads',
     assert.equal(
       complements.indexState(read.store_uuid),
       undefined,
-      'the store only searched here waits for its first request',
+      'the store only searched and queried here waits for its first request',
     );
   });
 });
