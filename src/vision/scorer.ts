@@ -8,7 +8,7 @@ export const SCORING_GRAPH_PATH = new URL('../../../models/scoring/matmul-intege
 /**
  * Matrices from this many columns are scored on every core (up to 4). Below it one thread answers
  * sooner than a pool wakes; above it the scan is long enough to split: at 330,000 photos of 164
- * dimensions, `/v1/similar` took 8.7 ms instead of 12.7 with two cores (the scan alone 9 → 5 ms).
+ * dimensions, `/v1/similar` took 10.0 ms at the median instead of 12.7 with two cores.
  */
 export const WIDE_SCAN_FROM = 65_536;
 
@@ -18,11 +18,17 @@ export const WIDE_SCAN_FROM = 65_536;
  */
 export class MatrixScorer {
   readonly #zero: ort.Tensor;
+  /**
+   * The same graph on several threads, which do not spin while idle (they would hold the cores);
+   * created with the first large matrix, so a thread that never scores one has no pool.
+   */
+  #wide: Promise<ort.InferenceSession> | undefined;
+  readonly #cores = Math.min(4, os.availableParallelism());
 
   private constructor(
+    private readonly graph: Buffer,
     private readonly narrow: ort.InferenceSession,
-    /** The same graph on several threads, which do not spin while idle (they would hold the cores). */
-    private readonly wide: ort.InferenceSession | undefined,
+    private readonly threads: number,
     private readonly dimensions: number,
     zeroPoint: number,
   ) {
@@ -32,21 +38,13 @@ export class MatrixScorer {
   static async create(dimensions: number, zeroPoint: number, threads = 1): Promise<MatrixScorer> {
     const graph = fs.readFileSync(SCORING_GRAPH_PATH);
     const narrow = await ort.InferenceSession.create(graph, { intraOpNumThreads: threads, interOpNumThreads: 1 });
-    const cores = Math.min(4, os.availableParallelism());
-    const wide =
-      cores > threads
-        ? await ort.InferenceSession.create(graph, {
-            intraOpNumThreads: cores,
-            interOpNumThreads: 1,
-            extra: { session: { intra_op: { allow_spinning: '0' } } },
-          })
-        : undefined;
-    return new MatrixScorer(narrow, wide, dimensions, zeroPoint);
+    return new MatrixScorer(graph, narrow, threads, dimensions, zeroPoint);
   }
 
   /** Integer dot products of `query` with each of the `columns` columns of a dimension-major matrix. */
   async score(query: Uint8Array, matrix: Uint8Array, columns: number): Promise<Int32Array> {
-    const session = columns >= WIDE_SCAN_FROM && this.wide ? this.wide : this.narrow;
+    const wide = columns >= WIDE_SCAN_FROM && this.#cores > this.threads;
+    const session = wide ? await this.#wideSession() : this.narrow;
     const output = await session.run({
       query: new ort.Tensor('uint8', query, [1, this.dimensions]),
       matrix: new ort.Tensor('uint8', matrix, [this.dimensions, columns]),
@@ -56,8 +54,16 @@ export class MatrixScorer {
     return output.scores.data as Int32Array;
   }
 
+  #wideSession(): Promise<ort.InferenceSession> {
+    return (this.#wide ??= ort.InferenceSession.create(this.graph, {
+      intraOpNumThreads: this.#cores,
+      interOpNumThreads: 1,
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
+    }));
+  }
+
   async close() {
     await this.narrow.release();
-    await this.wide?.release();
+    await (await this.#wide)?.release();
   }
 }
