@@ -903,7 +903,9 @@ describe('console in Chromium', { skip: CHROMIUM_SKIP }, () => {
     // An attribute filter reads the store's attribute index, which the Filters panel's counts (counted
     // ahead above) built: its first read is given 1.5 s all the same (what building the index would take
     // at 44k), its next page 300 ms like the rest. Last: its facet counts (the attribute filters open once
-    // a value is chosen) run after it.
+    // a value is chosen) run after it. The last view's render mark goes first, as in the loop above (CI once
+    // took the "navy jeans" table for this one and counted its rows as it turned busy: none).
+    await page.evaluate(() => document.querySelector('[data-testid="products"]')?.removeAttribute('data-render-ms'));
     await page.goto(console(`#/s/${big.store_uuid}/products?filters=${ATTRIBUTES}`));
     const scanned = page.locator('[data-testid="products"][aria-busy="false"][data-render-ms]');
     await scanned.waitFor();
