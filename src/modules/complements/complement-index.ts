@@ -14,6 +14,7 @@ import { ValuePool } from '../../storage/value-pool.js';
 // bucketed by audience and traits, each bucket in rank order (the shape ComplementsService
 // builds, follows and queries).
 
+/** A candidate as a request reads it: made from the index's slots when a request takes it. */
 export interface Candidate {
   code: string;
   title: string;
@@ -25,6 +26,61 @@ export interface Candidate {
   currency: string;
   imageUrl: string;
   traits: Traits;
+}
+
+/** What a product holds besides its code before its label is placed (placement needs the whole store's labels). */
+export type Unplaced = Omit<Candidate, 'code' | 'placement'>;
+/** Everything of a candidate but its code: one object for the sizes of a colourway, which repeat all of it. */
+type Shared = Omit<Candidate, 'code'>;
+
+/**
+ * The indexed products by slot: code, what it shares with its colourway, and its bucket. A million
+ * candidates as objects of their own held 300 bytes each (1M generated catalog, one process); by slot
+ * a product costs its code, its map entry and four array slots (a freed slot is reused).
+ */
+export class CandidateSlots {
+  readonly codes: string[] = [];
+  readonly shared: Array<Shared | undefined> = [];
+  readonly bucket: Array<Bucket | undefined> = [];
+  readonly #free: number[] = [];
+
+  add(code: string, shared: Shared, bucket: Bucket): number {
+    const slot = this.#free.pop() ?? this.codes.length;
+    this.codes[slot] = code;
+    this.shared[slot] = shared;
+    this.bucket[slot] = bucket;
+    return slot;
+  }
+
+  remove(slot: number) {
+    this.codes[slot] = '';
+    this.shared[slot] = undefined;
+    this.bucket[slot] = undefined;
+    this.#free.push(slot);
+  }
+
+  logPrice(slot: number): number {
+    return this.shared[slot]!.traits.logPrice;
+  }
+
+  candidate(slot: number): Candidate {
+    return candidateFrom(this.codes[slot], this.shared[slot]!);
+  }
+}
+
+/** A candidate of its code and shared part, every property written out (one hidden class for all). */
+function candidateFrom(code: string, shared: Shared): Candidate {
+  return {
+    code,
+    title: shared.title,
+    category: shared.category,
+    labels: shared.labels,
+    placement: shared.placement,
+    price: shared.price,
+    currency: shared.currency,
+    imageUrl: shared.imageUrl,
+    traits: shared.traits,
+  };
 }
 
 export interface StoreIndex {
@@ -40,20 +96,21 @@ export interface StoreIndex {
    * every candidate.
    */
   byGroup: Map<string, Map<string, Map<string, Bucket>>>;
-  /** Where each product sits, for incremental updates. */
-  located: Map<string, Bucket>;
+  /** Each indexed product's slot. */
+  located: Map<string, number>;
+  slots: CandidateSlots;
   /** The labels, traits, placements and texts the candidates share (a colourway's sizes share all). */
   pool: ValuePool;
 }
 
 export interface Bucket {
   sample: Traits;
-  items: Candidate[];
+  /** Slots, by ln(price), then product_code (items without a price sit in buckets of their own, by code). */
+  items: number[];
 }
 
-/** Items sorted by ln(price), then product_code (items without a price sit in buckets of their own, by code). */
-export function compareItems(a: Candidate, b: Candidate): number {
-  return a.traits.logPrice - b.traits.logPrice || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+export function emptyIndex(fields: Pick<StoreIndex, 'key' | 'seq' | 'taxonomy' | 'vocabulary' | 'pool'>): StoreIndex {
+  return { ...fields, byGroup: new Map(), located: new Map(), slots: new CandidateSlots() };
 }
 
 export const bucketKey = (t: Traits) =>
@@ -61,27 +118,51 @@ export const bucketKey = (t: Traits) =>
 
 /** A product's entry in the index (visible and placed products only). */
 export function indexedCandidate(index: StoreIndex, code: string): Candidate | undefined {
-  return index.located.get(code)?.items.find((c) => c.code === code);
+  const slot = index.located.get(code);
+  return slot === undefined ? undefined : index.slots.candidate(slot);
 }
 
-export function insertSorted(items: Candidate[], candidate: Candidate) {
+/** Takes a product out of the index; its candidate as it was, or undefined when it was not there. */
+export function removeCandidate(index: StoreIndex, code: string): Candidate | undefined {
+  const slot = index.located.get(code);
+  if (slot === undefined) return undefined;
+  const candidate = index.slots.candidate(slot);
+  const items = index.slots.bucket[slot]!.items;
+  items.splice(items.indexOf(slot), 1);
+  index.located.delete(code);
+  index.slots.remove(slot);
+  return candidate;
+}
+
+function insertSorted(slots: CandidateSlots, items: number[], slot: number) {
+  const logPrice = slots.logPrice(slot);
+  const code = slots.codes[slot];
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (compareItems(items[mid], candidate) < 0) lo = mid + 1;
+    const other = slots.logPrice(items[mid]);
+    const otherCode = slots.codes[items[mid]];
+    if (other < logPrice || (other === logPrice && otherCode < code)) lo = mid + 1;
     else hi = mid;
   }
-  items.splice(lo, 0, candidate);
+  items.splice(lo, 0, slot);
 }
 
 /** Up to `k` items of a bucket nearest in price to `logPrice` (ties: lower price, then code), skipping `skip`. */
-export function nearest(items: Candidate[], logPrice: number, k: number, skip: (c: Candidate) => boolean): Candidate[] {
+export function nearest(
+  slots: CandidateSlots,
+  items: number[],
+  logPrice: number,
+  k: number,
+  skip: (code: string) => boolean,
+): Candidate[] {
   const out: Candidate[] = [];
-  if (Number.isNaN(logPrice) || Number.isNaN(items[0]?.traits.logPrice)) {
+  if (Number.isNaN(logPrice) || (items.length > 0 && Number.isNaN(slots.logPrice(items[0])))) {
     // Price plays no part: product_code order.
-    for (const item of [...items].sort((a, b) => (a.code < b.code ? -1 : 1))) {
-      if (!skip(item)) out.push(item);
+    const byCode = [...items].sort((a, b) => (slots.codes[a] < slots.codes[b] ? -1 : 1));
+    for (const slot of byCode) {
+      if (!skip(slots.codes[slot])) out.push(slots.candidate(slot));
       if (out.length === k) break;
     }
     return out;
@@ -90,15 +171,15 @@ export function nearest(items: Candidate[], logPrice: number, k: number, skip: (
   let end = items.length;
   while (hi < end) {
     const mid = (hi + end) >> 1;
-    if (items[mid].traits.logPrice < logPrice) hi = mid + 1;
+    if (slots.logPrice(items[mid]) < logPrice) hi = mid + 1;
     else end = mid;
   }
   let lo = hi - 1;
   while (out.length < k && (lo >= 0 || hi < items.length)) {
     const takeHigh =
-      lo < 0 || (hi < items.length && items[hi].traits.logPrice - logPrice < logPrice - items[lo].traits.logPrice);
-    const item = takeHigh ? items[hi++] : items[lo--];
-    if (!skip(item)) out.push(item);
+      lo < 0 || (hi < items.length && slots.logPrice(items[hi]) - logPrice < logPrice - slots.logPrice(items[lo]));
+    const slot = takeHigh ? items[hi++] : items[lo--];
+    if (!skip(slots.codes[slot])) out.push(slots.candidate(slot));
   }
   return out;
 }
@@ -112,17 +193,18 @@ export function byRank(a: { candidate: Candidate; score: number }, b: { candidat
   );
 }
 
-/** Bytes one candidate costs in memory (its object, code, bucket slot and map entry, its share of a
- * colourway's labels and traits): measured on the generated 1M catalog (300 B). */
-export const BYTES_PER_CANDIDATE = 350;
+/** Bytes one candidate costs in memory (its code, map entry and slots, its share of a colourway's labels
+ * and traits): 282 measured in one process on the generated catalog's first 300,000 products (heap and
+ * buffers after a full collection; 330 as objects of their own). */
+export const BYTES_PER_CANDIDATE = 300;
 
-/** A candidate before it is placed (placement needs the whole store's labels first). */
+/** A product's candidate before it is placed (placement needs the whole store's labels first). */
 export function candidateOf(
   code: string,
   attributes: Record<string, unknown>,
   vocabulary: StoreVocabulary,
   pool: ValuePool = new ValuePool(),
-): Omit<Candidate, 'placement'> {
+): Unplaced {
   const labels = pool.repeat('labels', labelsOf(attributes));
   const price = priceOf(attributes['Selling Price']);
   const imageUrl = pool.string(firstImageUrl(attributes));
@@ -141,61 +223,64 @@ export function candidateOf(
       colourClass: colourClassOf(labels.colour, vocabulary.colour(labels.colour)),
     }),
   );
-  return {
-    // The price only when it passes the catalog's price rule (an invalid price is no price here either).
-    code,
+  return pool.repeat('unplaced', {
     title: labels.title || code,
     category: labels.category,
     labels,
+    // The price only when it passes the catalog's price rule (an invalid price is no price here either).
     price,
     currency: pool.string(textOf(attributes.Currency)),
     imageUrl,
     traits,
-  };
+  });
 }
 
-export const placed = (
-  candidate: Omit<Candidate, 'placement'>,
-  vocabulary: StoreVocabulary,
-  pool: ValuePool = new ValuePool(),
-): Candidate => {
-  const placement = vocabulary.place(candidate.labels);
-  // Every property written out: a spread (`{ ...candidate, placement }`) gave each of the million
-  // candidates a hidden class of its own in V8 (~300 bytes each, heap snapshot at 50k).
-  return {
-    code: candidate.code,
-    title: candidate.title,
-    category: candidate.category,
-    labels: candidate.labels,
-    price: candidate.price,
-    currency: candidate.currency,
-    imageUrl: candidate.imageUrl,
-    traits: candidate.traits,
-    placement: pool.repeat('placement', placement),
-  };
-};
+/** What a product shares with the sizes of its colourway once its label is placed. */
+export function placed(unplaced: Unplaced, vocabulary: StoreVocabulary, pool: ValuePool = new ValuePool()): Shared {
+  // Every property written out: a spread gave each of a million objects a hidden class of its own in V8.
+  return pool.repeat('shared', {
+    title: unplaced.title,
+    category: unplaced.category,
+    labels: unplaced.labels,
+    placement: pool.repeat('placement', vocabulary.place(unplaced.labels)),
+    price: unplaced.price,
+    currency: unplaced.currency,
+    imageUrl: unplaced.imageUrl,
+    traits: unplaced.traits,
+  });
+}
 
-/** Files a candidate in its group, audience and traits bucket, in rank order. */
-export function putCandidate(index: StoreIndex, candidate: Candidate) {
-  if (!candidate.placement.group) return;
-  let group = index.byGroup.get(candidate.placement.group);
+/** A product that is not indexed (a draft a merchandiser previews), placed, as a candidate. */
+export function candidateOfProduct(
+  code: string,
+  attributes: Record<string, unknown>,
+  vocabulary: StoreVocabulary,
+): Candidate {
+  return candidateFrom(code, placed(candidateOf(code, attributes, vocabulary), vocabulary));
+}
+
+/** Files a product in its group, audience and traits bucket, in rank order (unplaced: left out). */
+export function putCandidate(index: StoreIndex, code: string, shared: Shared) {
+  if (!shared.placement.group) return;
+  let group = index.byGroup.get(shared.placement.group);
   if (!group) {
     group = new Map();
-    index.byGroup.set(candidate.placement.group, group);
+    index.byGroup.set(shared.placement.group, group);
   }
-  let audience = group.get(candidate.traits.audience);
+  let audience = group.get(shared.traits.audience);
   if (!audience) {
     audience = new Map();
-    group.set(candidate.traits.audience, audience);
+    group.set(shared.traits.audience, audience);
   }
-  const key = bucketKey(candidate.traits);
+  const key = bucketKey(shared.traits);
   let bucket = audience.get(key);
   if (!bucket) {
-    bucket = { sample: candidate.traits, items: [] };
+    bucket = { sample: shared.traits, items: [] };
     audience.set(key, bucket);
   }
-  insertSorted(bucket.items, candidate);
-  index.located.set(candidate.code, bucket);
+  const slot = index.slots.add(code, shared, bucket);
+  insertSorted(index.slots, bucket.items, slot);
+  index.located.set(code, slot);
 }
 
 /** The buckets of a group whose audience may complement the source's. */

@@ -14,13 +14,17 @@ import {
   BYTES_PER_CANDIDATE,
   byRank,
   candidateOf,
+  candidateOfProduct,
+  emptyIndex,
   fittingBuckets,
   indexedCandidate,
   nearest,
   placed,
   putCandidate,
+  removeCandidate,
   type Candidate,
   type StoreIndex,
+  type Unplaced,
 } from './complement-index.js';
 import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
 import { categoricalScore, parseTaxonomy, priceBandScore, usageClashes, type Taxonomy } from './complement-rules.js';
@@ -183,28 +187,29 @@ export class ComplementsService {
     const changed = await this.changes.changedKeys(store.id, index.seq, latest, ['product']);
     if (!changed) return false;
     const codes = changed.get('product') ?? [];
-    const fresh = (await this.products.visibleByCodes(store.id, codes)).map((p) =>
-      candidateOf(p.code, p.attributes, index.vocabulary, index.pool),
-    );
+    const fresh = (await this.products.visibleByCodes(store.id, codes)).map((p) => ({
+      code: p.code,
+      unplaced: candidateOf(p.code, p.attributes, index.vocabulary, index.pool),
+    }));
     const leaving = codes.flatMap((code) => {
       const candidate = indexedCandidate(index, code);
       return candidate ? [candidate] : [];
     });
     // Labels whose placement depends on their products (Sub Category or title votes) may move: then rebuild.
-    const labels = new Set([...leaving, ...fresh].map((c) => c.labels.category));
+    const labels = new Set(
+      [...leaving.map((c) => c.labels), ...fresh.map((f) => f.unplaced.labels)].map((l) => l.category),
+    );
     const before = new Map([...labels].map((label) => [label, index.vocabulary.category(label).group]));
     for (const candidate of leaving) {
-      const bucket = index.located.get(candidate.code)!;
-      bucket.items.splice(bucket.items.indexOf(candidate), 1);
-      index.located.delete(candidate.code);
+      removeCandidate(index, candidate.code);
       index.vocabulary.remove(candidate.labels);
     }
-    for (const candidate of fresh) index.vocabulary.add(candidate.labels);
+    for (const { unplaced } of fresh) index.vocabulary.add(unplaced.labels);
     const moved = [...before].some(
       ([label, group]) => index.vocabulary.hasCategory(label) && index.vocabulary.category(label).group !== group,
     );
     if (moved) return false;
-    for (const candidate of fresh) putCandidate(index, placed(candidate, index.vocabulary, index.pool));
+    for (const { code, unplaced } of fresh) putCandidate(index, code, placed(unplaced, index.vocabulary, index.pool));
     index.seq = latest;
     return true;
   }
@@ -214,16 +219,19 @@ export class ComplementsService {
     const taxonomy = this.taxonomyOf(store);
     const vocabulary = this.vocabularyOf(store);
     const pool = new ValuePool();
-    const index: StoreIndex = { key, seq, taxonomy, vocabulary, byGroup: new Map(), located: new Map(), pool };
-    const unplaced: Array<Omit<Candidate, 'placement'>> = [];
+    const index = emptyIndex({ key, seq, taxonomy, vocabulary, pool });
+    // Codes and their (pooled) parts side by side: no object per product while the labels are counted.
+    const codes: string[] = [];
+    const unplaced: Unplaced[] = [];
     for await (const page of this.products.pageAll(store.id, { visibleOnly: true })) {
       for (const product of page) {
         const candidate = candidateOf(product.code, product.attributes, vocabulary, pool);
         vocabulary.add(candidate.labels);
+        codes.push(product.code);
         unplaced.push(candidate);
       }
     }
-    for (const candidate of unplaced) putCandidate(index, placed(candidate, vocabulary, pool));
+    for (let i = 0; i < codes.length; i++) putCandidate(index, codes[i], placed(unplaced[i], vocabulary, pool));
     return index;
   }
 
@@ -264,7 +272,7 @@ export class ComplementsService {
       const preferred = [...(pinnedByGroup.get(group) ?? []), ...(boughtByGroup.get(group) ?? [])];
       const first = [...new Map(preferred.map((c) => [c.code, c])).values()].map((c) => ({ candidate: c, score: 1 }));
       const taken = new Set(first.map((f) => f.candidate.code));
-      const skip = (c: Candidate) => c.code === source.code || taken.has(c.code);
+      const skip = (code: string) => code === source.code || taken.has(code);
       // Buckets best first (image, then the score part they share): once the limit is filled, a
       // bucket whose best possible score (price band 1) cannot beat the last kept one ends the walk.
       const buckets = fittingBuckets(index, group, source.traits.audience)
@@ -282,7 +290,7 @@ export class ComplementsService {
           const lastImage = Number(last.candidate.traits.hasImage);
           if (image < lastImage || (image === lastImage && categorical + 0.25 < last.score)) break;
         }
-        for (const candidate of nearest(bucket.items, source.traits.logPrice, limit, skip)) {
+        for (const candidate of nearest(index.slots, bucket.items, source.traits.logPrice, limit, skip)) {
           scored.push({ candidate, score: categorical + 0.25 * priceBandScore(source.traits, candidate.traits) });
         }
         scored.sort(byRank);
@@ -327,7 +335,7 @@ export class ComplementsService {
     if (indexed) return indexed;
     const product = await this.products.byCode(store.id, productCode);
     if (!product) throw new NotFoundError(`product ${productCode} not found`, 'product_code');
-    return placed(candidateOf(product.code, product.attributes, index.vocabulary), index.vocabulary);
+    return candidateOfProduct(product.code, product.attributes, index.vocabulary);
   }
 
   /** What this process holds for a store (change sequence and products indexed), without touching the LRU order. */
