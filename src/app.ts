@@ -52,6 +52,7 @@ export interface BuildAppOptions {
 /** Builds the HTTP application over a container; never listens (server.ts does). */
 export async function buildApp(container: Container, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = container;
+  const serializers = options.eagerSerializers ? undefined : lazySerializers();
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
@@ -68,11 +69,12 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
     },
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
-    ...(options.eagerSerializers ? {} : { schemaController: lazySerializers() }),
+    ...(serializers ? { schemaController: serializers.schemaController } : {}),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  serializers?.bind(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { compileShopperSerializers } from './http/lazy-serializers.js';
 import { createContainer, type Container } from './container.js';
 import type { Config } from './config.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -42,6 +43,10 @@ export async function startServer(
   // listens: until then the first requests all land on the processes already up, beside the others' start.
   if (!isClusterWorker()) banner.forEach((line) => print(line));
   reportReady(PROCESS_INDEX === 0 ? banner : undefined);
+  // In the background, between the first requests: a shopper's first call does not compile its answer.
+  compileShopperSerializers(app).catch((err: unknown) =>
+    log.error({ err }, 'compiling the shopper serializers failed'),
+  );
   // Which workers run here is the role table's (src/jobs/worker-roles.ts): the shared work in the
   // first API process, in-memory indexes in every one; --no-worker leaves embedding to `vitrine worker`.
   await container.workers.start(
