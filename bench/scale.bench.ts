@@ -15,6 +15,7 @@ import {
   machineLine,
   benchEngines,
   groupRss,
+  processRss,
   profilerFlags,
   readStyles,
   recordSection,
@@ -239,6 +240,8 @@ interface Restart {
   complete: number;
   photo: number | undefined;
   rssMb: number;
+  /** Each process's RSS, by its role. */
+  byProcess: string;
   /** Estimated MB of each kind of in-memory index, summed over the processes. */
   indexMb: Record<string, number>;
 }
@@ -276,7 +279,8 @@ async function restart(databaseUrl: string, store: StoreAccess, catalog: Catalog
           return response.ok && ((await response.json()) as { data: unknown[] }).data.length > 0;
         })
       : undefined;
-    // Warm-up: the whole mix once, a few calls each (every process builds what it serves), then idle.
+    // Warm-up: the whole mix once, a few calls each, a connection per call so that every process serves
+    // some of each (and builds what it serves, as behind a load balancer), then idle.
     const mix = requestMix(rows, catalog.codes, store.store_uuid, COLLECTION);
     for (const next of [
       mix.search,
@@ -287,14 +291,17 @@ async function restart(databaseUrl: string, store: StoreAccess, catalog: Catalog
       mix.complete,
       mix.similar,
     ])
-      await timeCalls(served.url, store.api_token, 20, next, 0);
+      await timeCalls(served.url, store.api_token, 20, next, 0, true);
     await sleep(10_000);
     // What the in-memory indexes estimate they hold, summed over the processes (/metrics).
     const metrics = await (await fetch(`${served.url}/metrics`)).text();
     const indexMb: Record<string, number> = {};
     for (const match of metrics.matchAll(/^vitrine_index_memory_bytes\{index="([^"]+)",measure="bytes"\} (\S+)/gm))
       indexMb[match[1]] = Number(match[2]) / 1024 / 1024;
-    return { search, complete, photo: photoSeconds, rssMb: groupRss(served.process.pid!), indexMb };
+    const byProcess = processRss(served.process.pid!)
+      .map((p) => `${p.role} ${fmt(p.mb)}`)
+      .join(', ');
+    return { search, complete, photo: photoSeconds, rssMb: groupRss(served.process.pid!), byProcess, indexMb };
   } finally {
     await served.stop();
   }
@@ -410,11 +417,11 @@ try {
     '',
     `**Restart** of \`vitrine serve\` on the database holding both stores: seconds from the command to the first right answer on the ${K} store (search \`shirts\` with hits, complete the look with categories, search by photo with hits), and the group's RSS after every call above 20 times and 10 s idle (budget 1.5 GB).`,
     '',
-    '| engine | first search s | first complete the look s | first photo search s | group RSS MB | database MB (both stores) |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| engine | first search s | first complete the look s | first photo search s | group RSS MB | by process MB | database MB (both stores) |',
+    '|---|---:|---:|---:|---:|---|---:|',
     ...results.map(
       (r) =>
-        `| ${r.engine} | ${fmt(r.restarted.search, 1)} | ${fmt(r.restarted.complete, 1)} | ${r.restarted.photo === undefined ? '–' : fmt(r.restarted.photo, 1)} | **${fmt(r.restarted.rssMb)}** | ${fmt(r.databaseMb)} |`,
+        `| ${r.engine} | ${fmt(r.restarted.search, 1)} | ${fmt(r.restarted.complete, 1)} | ${r.restarted.photo === undefined ? '–' : fmt(r.restarted.photo, 1)} | **${fmt(r.restarted.rssMb)}** | ${r.restarted.byProcess} | ${fmt(r.databaseMb)} |`,
     ),
     '',
     `In-memory indexes after the restart's calls, estimated MB summed over the processes (\`vitrine_index_memory_bytes\`): ${results

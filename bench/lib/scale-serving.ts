@@ -8,6 +8,7 @@ import { normalise } from '../../src/vision/embedder.js';
 import { quantize } from '../../src/vision/quantize.js';
 import { SHARED, type CatalogRow } from './harness.js';
 import { buildQueries, prng } from './search-queries.js';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 // What a shopper and a merchandiser call, timed by the server itself (its Server-Timing header), on
 // one store: the same calls at 44k and at 1M in the same run (scale.bench.ts).
@@ -30,21 +31,32 @@ export async function timeCalls(
   count: number,
   next: (i: number) => { path: string; method?: 'GET' | 'POST'; body?: unknown; form?: () => FormData },
   warm = 10,
+  /**
+   * A connection per call: `vitrine serve`'s processes take connections in turn, so the calls are
+   * spread over every process as a load balancer's are (one kept-alive connection reaches one process).
+   */
+  spread = false,
 ): Promise<Timed> {
   const times: number[] = [];
   let failures = 0;
   let example = '';
   for (let i = 0; i < warm + count; i++) {
     const call = next(i);
-    const response = await fetch(`${base}${call.path}`, {
+    const init = {
       method: call.method ?? 'GET',
       headers: {
         authorization: `Bearer ${token}`,
         ...(call.body !== undefined && { 'content-type': 'application/json' }),
       },
       body: call.form ? call.form() : call.body !== undefined ? JSON.stringify(call.body) : undefined,
-    });
+    };
+    // (Node's own fetch for the rest: a photo's FormData is Node's, which the package's fetch does not take.)
+    const dispatcher = spread && !call.form ? new Agent() : undefined;
+    const response = dispatcher
+      ? await undiciFetch(`${base}${call.path}`, { ...init, body: init.body as string | undefined, dispatcher })
+      : await fetch(`${base}${call.path}`, init);
     await response.arrayBuffer();
+    await dispatcher?.close();
     if (!response.ok) {
       failures++;
       example ||= `${call.path} -> ${response.status}`;
