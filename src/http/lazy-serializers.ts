@@ -47,7 +47,7 @@ export function lazySerializers(): {
           return (route: Parameters<typeof compile>[0]) => {
             let serialize: ((data: unknown) => string) | undefined;
             const compiled = () => (serialize ??= compile(route) as (data: unknown) => string);
-            made.push({ route: route as unknown as SerializedRoute, compiled });
+            made.push({ route, compiled });
             return (data: unknown) => compiled()(data);
           };
         },
