@@ -86,6 +86,17 @@ describe('complete-the-look index by slot', () => {
     assert.deepEqual(near(44, 3), ['P45', 'P50', 'P30']);
     assert.deepEqual(near(44, 2, ['P45']), ['P50', 'P30']);
     assert.deepEqual(near(1000, 2), ['P200', 'P50']);
+    // A bucket without prices is kept in product_code order, whatever the order products came in.
+    const unpriced = indexOf([
+      ['U3', shirt('')],
+      ['U1', shirt('')],
+      ['U2', shirt('')],
+    ]);
+    const noPrice = unpriced.slots.bucket[unpriced.located.get('U1')!]!;
+    assert.deepEqual(
+      noPrice.items.map((slot) => unpriced.slots.codes[slot]),
+      ['U1', 'U2', 'U3'],
+    );
     // No source price: product_code order.
     assert.deepEqual(
       nearest(index.slots, bucket.items, Number.NaN, 2, () => false).map((c) => c.code),

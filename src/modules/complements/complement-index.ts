@@ -34,9 +34,10 @@ export type Unplaced = Omit<Candidate, 'code' | 'placement'>;
 type Shared = Omit<Candidate, 'code'>;
 
 /**
- * The indexed products by slot: code, what it shares with its colourway, and its bucket. A million
- * candidates as objects of their own held 300 bytes each (1M generated catalog, one process); by slot
- * a product costs its code, its map entry and four array slots (a freed slot is reused).
+ * The indexed products by slot: code, what it shares with its colourway, and its bucket. As objects of
+ * their own the generated catalog's first 300,000 products held 330 bytes each (one process, heap and
+ * buffers after a full collection), by slot 282: a product costs its code, its map entry and its slots
+ * (a freed slot is reused).
  */
 export class CandidateSlots {
   readonly codes: string[] = [];
@@ -134,16 +135,20 @@ export function removeCandidate(index: StoreIndex, code: string): Candidate | un
   return candidate;
 }
 
+/** Whether slot `a` comes before slot `b` in a bucket: by ln(price), then product_code (no price: by code). */
+function comesBefore(slots: CandidateSlots, a: number, b: number): boolean {
+  const difference = slots.logPrice(a) - slots.logPrice(b);
+  if (difference < 0) return true;
+  if (difference > 0) return false;
+  return slots.codes[a] < slots.codes[b];
+}
+
 function insertSorted(slots: CandidateSlots, items: number[], slot: number) {
-  const logPrice = slots.logPrice(slot);
-  const code = slots.codes[slot];
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    const other = slots.logPrice(items[mid]);
-    const otherCode = slots.codes[items[mid]];
-    if (other < logPrice || (other === logPrice && otherCode < code)) lo = mid + 1;
+    if (comesBefore(slots, items[mid], slot)) lo = mid + 1;
     else hi = mid;
   }
   items.splice(lo, 0, slot);
