@@ -11,7 +11,8 @@ import type { ProductRecord } from './products.read-port.js';
 export type ListingCard = ProductCard & { title: string };
 
 interface CardIndex extends LiveIndex {
-  cards: Map<string, ListingCard>;
+  /** Each row's card (undefined: the row's product is not visible). By row, not by code: a second map of every code cost 30–60 bytes a product. */
+  cards: Array<ListingCard | undefined>;
   /** Every visible product's attributes, dictionary-encoded by row, for filters. */
   columns: AttributeColumns;
   rowOf: Map<string, number>;
@@ -21,7 +22,8 @@ interface CardIndex extends LiveIndex {
 
 /** A store's visible products as a listing reads them, at one moment (use it without awaiting in between). */
 export interface CatalogListing {
-  cards: ReadonlyMap<string, ListingCard>;
+  /** A visible product's card; undefined for any other code. */
+  cardOf(code: string): ListingCard | undefined;
   columns: AttributeColumns;
   rowOf: ReadonlyMap<string, number>;
   rows: ListingRows;
@@ -52,7 +54,7 @@ export class ProductCards {
     this.#index = new LiveStoreIndex<CardIndex>({
       name: 'products.cards',
       budgetBytes: deps.budgetBytes,
-      sizeOf: (index) => BYTES_PER_LISTING + index.cards.size * BYTES_PER_CARD,
+      sizeOf: (index) => BYTES_PER_LISTING + index.rowOf.size * BYTES_PER_CARD,
       build: (storeId) => this.#build(storeId),
       follow: (storeId, index, target) => this.#follow(storeId, index, target.seq),
     });
@@ -62,7 +64,10 @@ export class ProductCards {
   async listing(store: { id: string; changeSeq: number }): Promise<CatalogListing> {
     const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
     return {
-      cards: index.cards,
+      cardOf: (code) => {
+        const row = index.rowOf.get(code);
+        return row === undefined ? undefined : index.cards[row];
+      },
       columns: index.columns,
       rowOf: index.rowOf,
       rows: index.rows,
@@ -94,7 +99,7 @@ export class ProductCards {
     const index: CardIndex = {
       seq,
       key: 'cards',
-      cards: new Map(),
+      cards: [],
       // The store's attribute values, shared with its photo index.
       columns: new AttributeColumns(storeValues(storeId)),
       rowOf: new Map(),
@@ -121,9 +126,9 @@ export class ProductCards {
 /** Puts a visible product's card and attributes in the index, or (no record) takes it out. */
 function place(index: CardIndex, code: string, product: ProductRecord | undefined) {
   if (product === undefined) {
-    index.cards.delete(code);
     const row = index.rowOf.get(code);
     if (row !== undefined) {
+      index.cards[row] = undefined;
       index.columns.set(row, {});
       index.rows.set(row, code, undefined);
     }
@@ -136,16 +141,13 @@ function place(index: CardIndex, code: string, product: ProductRecord | undefine
   const title = typeof name === 'string' && name.trim() !== '' ? name : code;
   const card = productCardOf(attributes);
   // A colourway's sizes show the same card: one object for them (cards are never changed in place).
-  index.cards.set(
-    code,
-    index.rows.pool.repeat('card', {
-      title,
-      parent_code: card.parent_code,
-      image_url: card.image_url,
-      price: card.price,
-      currency: card.currency,
-    }),
-  );
+  index.cards[row] = index.rows.pool.repeat('card', {
+    title,
+    parent_code: card.parent_code,
+    image_url: card.image_url,
+    price: card.price,
+    currency: card.currency,
+  });
   // A listing's Size is a size that can be bought: an out-of-stock SKU's size neither matches a
   // Size filter nor counts in the Size facet (its other attributes do).
   index.columns.set(row, isInStock(attributes) ? attributes : withoutSize(attributes));

@@ -223,7 +223,7 @@ export class SearchService {
   }
 
   #hitOf(listing: CatalogListing, group: GroupVariants, card: DiscoveryCard): SearchHit {
-    const { title, ...fields } = listing.cards.get(card.code)!;
+    const { title, ...fields } = listing.cardOf(card.code)!;
     return {
       product_code: card.code,
       title,

@@ -67,12 +67,11 @@ export async function suggest(
   const topCodes = await lists.topHits(store, queries[0]?.text ?? input.prefix, current, input.limit, !queries[0]);
   const listing = await cards.listing(store);
   const products = topCodes
-    .filter((code) => listing.cards.has(code))
-    .slice(0, input.limit)
-    .map((code) => {
-      const card = listing.cards.get(code)!;
-      return { product_code: code, title: card.title, image_url: card.image_url };
-    });
+    .flatMap((code) => {
+      const card = listing.cardOf(code);
+      return card ? [{ product_code: code, title: card.title, image_url: card.image_url }] : [];
+    })
+    .slice(0, input.limit);
   const categoryCounts = listing.snapshot.memo(
     'suggest:categories',
     () =>
