@@ -58,7 +58,8 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
 
     it('vocabulary show lists how labels resolve; vocabulary set merges overrides and refuses unknown groups', () => {
       const created = jsonOf(cli('store', 'create', '--workspace-name', 'Words', '--name', 'Words', '--json'));
-      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-vocab-')), 'catalog.csv');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitrine-vocab-'));
+      const file = path.join(dir, 'catalog.csv');
       fs.writeFileSync(
         file,
         [
@@ -68,6 +69,7 @@ function cliSuite(dialect: 'sqlite' | 'postgres') {
         ].join('\n'),
       );
       assert.equal(cli('import', '--store', created.store_uuid, file, '--json').status, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
       const shown = jsonOf(cli('vocabulary', 'show', '--store', created.store_uuid, '--json'));
       const vest = shown.categories.find((c: { label: string }) => c.label === 'Vest top');
       assert.deepEqual([vest.group, vest.how], ['TOPWEAR', 'exact']);
