@@ -39,6 +39,7 @@ import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.js
 import { clientErrorHandler, frameworkErrors, registerRequestGuards } from './http/request-guards.js';
 import { MAX_PARAM_LENGTH } from './catalog/limits.js';
 import { lazySerializers } from './http/lazy-serializers.js';
+import { registerStoreForwarding } from './http/store-forwarding.js';
 
 // A caller's request id is echoed when it is a plausible id; anything else gets a fresh UUID.
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -119,6 +120,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   registerCors(app, container.stores.cors, (path) => knownRoutes.allowedMethods(path));
   await app.register(mediaServingRoutes, { media: container.media });
   await registerConsole(app);
+  const forward = await registerStoreForwarding(app, container.storeOwners);
 
   await app.register(
     async (v1) => {
@@ -130,6 +132,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
         redis: container.redis,
         redisHealth: container.redisHealth,
         onStoreWritten: (storeId) => container.complements.want(storeId),
+        ...(forward ? { forward } : {}),
       });
       await v1.register(storesRoutes, {
         stores: container.stores,

@@ -89,6 +89,13 @@ export const SETTINGS: readonly Setting[] = [
     { min: 1, max: 256, requirement: 'must be from 1 to 256', defaultText: 'one per core (`npm start`: 1)' },
     'API processes of `vitrine serve` sharing the port (`--processes N`); 1 for `sqlite::memory:`',
   ),
+  integer(
+    'VITRINE_LARGE_STORE_PRODUCTS',
+    at('largeStoreProducts'),
+    100_000,
+    { min: 0, requirement: 'must be a whole number of products, 0 or more' },
+    "with several API processes, a store with at least this many products is served by one of them (its own by the store's id; another while it restarts): its in-memory indexes are held once per machine, not once per process, and its calls use one core; `0`: every process serves every store (README › Scaling out)",
+  ),
   {
     variable: 'DATABASE_URL',
     default: '`sqlite:./var/vitrine.db`',

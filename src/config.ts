@@ -15,6 +15,11 @@ export interface Config {
   readonly host: string;
   /** API processes of `vitrine serve` (VITRINE_PROCESSES, --processes); default: one per core. */
   readonly processes: number;
+  /**
+   * A store with at least this many products is served by one API process of `vitrine serve`
+   * (VITRINE_LARGE_STORE_PRODUCTS): its in-memory indexes are held once, not once per process. 0: off.
+   */
+  readonly largeStoreProducts: number;
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…` (DATABASE_URL). */
   readonly databaseUrl: string;
   /** PostgreSQL read replicas (DATABASE_READ_URLS); empty: every read goes to DATABASE_URL. */

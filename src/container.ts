@@ -5,7 +5,9 @@ import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
 import { SeqCache } from './storage/seq-cache.js';
 import { ChangeFeed } from './storage/change-feed.js';
-import { isClusterWorker } from './cluster/messages.js';
+import { isClusterWorker, PROCESS_INDEX } from './cluster/messages.js';
+import { StoreOwners } from './cluster/store-owners.js';
+import { dropStoreEverywhere } from './storage/bounded-cache.js';
 import { withClusterWriteLock } from './cluster/write-lock.js';
 import { WorkerRegistry, type JobLog, type WorkerErrorLog } from './jobs/workers.js';
 import { StoresService } from './modules/stores/stores.service.js';
@@ -98,6 +100,8 @@ export interface Container {
   changes: ChangesService;
   /** How far behind the catalog each of a store's indexes is (GET /v1/stores, /metrics, import --wait). */
   freshness: IndexFreshness;
+  /** Which API process serves a large store (`vitrine serve --processes N`; VITRINE_LARGE_STORE_PRODUCTS). */
+  storeOwners: StoreOwners;
   /** The events module: shopper events in, folded into per-product daily counters (issue 41). */
   events: EventsService;
   webhooks: WebhooksService;
@@ -178,6 +182,16 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     budgetBytes: share(config.attributeIndexBytes),
   });
   const productQueries = new ProductQueries(storage, listingTotals, { attributes: productAttributes });
+  const storeOwners = new StoreOwners({
+    processIndex: PROCESS_INDEX,
+    processCount: processes,
+    largeStoreProducts: config.largeStoreProducts,
+    productsUpTo: (storeId, limit) => productQueries.productsUpTo(storeId, limit),
+    onHandedBack: (storeId) => {
+      complements.unwant(storeId);
+      dropStoreEverywhere(storeId);
+    },
+  });
   const productExport = new ProductExport(storage);
   const listingPages = new SeqCache('listing pages', share(config.listingCacheBytes));
   configureHeapCompaction({ minIndexBytes: config.heapCompactBytes });
@@ -363,6 +377,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     tokens,
     products,
     productQueries,
+    storeOwners,
     productExport,
     productsRead,
     mappingProfiles,

@@ -7,6 +7,7 @@ import { createContainer, type Container } from './container.js';
 import type { Config } from './config.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { isClusterWorker, PROCESS_INDEX, reportReady } from './cluster/messages.js';
+import { listenForPeers } from './cluster/store-owners.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -29,6 +30,9 @@ export async function startServer(
   await migrateToLatest(container.storage);
   await container.redisHealth?.ready();
   const app = await buildApp(container);
+  await app.ready();
+  // The private port first: the other processes learn it before this one takes calls.
+  const peerServer = await listenForPeers(container.storeOwners, PROCESS_INDEX, (req, res) => app.routing(req, res));
   // Listen first: a port in use fails here, before anything claims the service is up.
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -57,6 +61,8 @@ export async function startServer(
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
+    peerServer?.close();
+    peerServer?.closeIdleConnections();
     await app.close();
     await container.close();
   });

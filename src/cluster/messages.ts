@@ -13,6 +13,9 @@ import cluster from 'node:cluster';
 /** This process's index among the API processes (0 when not clustered). */
 export const PROCESS_INDEX = Number(process.env.VITRINE_PROCESS_INDEX ?? 0);
 
+/** The group's secret (the primary's, per start) that marks a call one API process forwarded to another. */
+export const PEER_SECRET = process.env.VITRINE_PEER_SECRET ?? '';
+
 export const isClusterWorker = () => cluster.isWorker;
 
 // ---- messages between the API processes and the primary -------------------------------------
@@ -58,8 +61,25 @@ export interface PeerMessage {
   topic: string;
   payload: string;
 }
+/** An API process's private port, where the others forward the calls of the large stores it serves. */
+export interface PeerPortMessage {
+  type: 'vitrine:peer-port';
+  index: number;
+  port: number;
+}
+/** The primary to every API process: the private ports of the API processes that are up, by index. */
+export interface PeerPortsMessage {
+  type: 'vitrine:peer-ports';
+  ports: Record<string, number>;
+}
 export type ClusterMessage =
-  RateLimitRequest | MetricsRequest | LockRequest | PeerMessage | { type: 'vitrine:write-unlock' } | ReadyMessage;
+  | RateLimitRequest
+  | MetricsRequest
+  | LockRequest
+  | PeerMessage
+  | { type: 'vitrine:write-unlock' }
+  | ReadyMessage
+  | PeerPortMessage;
 
 /** An API process listens; process 0 hands over the start-up banner, printed once all of them listen. */
 export interface ReadyMessage {

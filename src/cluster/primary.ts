@@ -1,8 +1,16 @@
 import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from '../config.js';
-import type { ClusterMessage, LockAnswer, MetricsAnswer, RateLimitAnswer, RateLimitResult } from './messages.js';
+import type {
+  ClusterMessage,
+  LockAnswer,
+  MetricsAnswer,
+  PeerPortsMessage,
+  RateLimitAnswer,
+  RateLimitResult,
+} from './messages.js';
 
 // The primary of `vitrine serve --processes N`: migrates once, starts and restarts the API
 // processes, answers what they share (rate limits, the SQLite write lock, /metrics, peer messages).
@@ -83,11 +91,23 @@ export async function runPrimary(
   if (!flags.includes('--max-semi-space-size'))
     cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-semi-space-size=${API_SEMI_SPACE_MB}`] });
 
+  // Each API process's private port (a large store's calls are forwarded to the process that serves
+  // it), told to every process whenever one comes or goes; the secret marks the forwarded calls.
+  const peerPorts = new Map<number, number>();
+  const peerSecret = randomBytes(24).toString('hex');
+  const tellPeerPorts = () => {
+    const message: PeerPortsMessage = { type: 'vitrine:peer-ports', ports: Object.fromEntries(peerPorts) };
+    for (const worker of workers.keys()) if (worker.isConnected()) worker.send(message);
+  };
+
   const fork = (index: number) => {
-    const worker = cluster.fork({ VITRINE_PROCESS_INDEX: String(index) });
+    const worker = cluster.fork({ VITRINE_PROCESS_INDEX: String(index), VITRINE_PEER_SECRET: peerSecret });
     workers.set(worker, { index, ready: false });
     worker.on('message', (message: ClusterMessage) => {
-      if (message?.type === 'vitrine:ready') {
+      if (message?.type === 'vitrine:peer-port') {
+        peerPorts.set(message.index, message.port);
+        tellPeerPorts();
+      } else if (message?.type === 'vitrine:ready') {
         workers.get(worker)!.ready = true;
         banner ??= message.banner;
         // Once, when every API process listens: the operator's (and a test's) signal that all serve.
@@ -130,6 +150,7 @@ export async function runPrimary(
     worker.on('exit', (code, signal) => {
       const state = workers.get(worker)!;
       workers.delete(worker);
+      if (peerPorts.delete(state.index) && !stopping) tellPeerPorts();
       // A process that dies holding the write lock (SQLite rolled its transaction back) releases it.
       if (holder === worker) grantNext();
       if (stopping) {

@@ -8,6 +8,7 @@ import { ForbiddenError, RateLimitedError, StoreNotFoundError, UnauthorizedError
 import type { StoresService } from '../modules/stores/stores.service.js';
 import type { TokensService } from '../modules/stores/tokens.service.js';
 import { secretsEqual } from '../modules/stores/api-tokens.js';
+import { clientIp, type StoreForwarder } from './store-forwarding.js';
 
 /** `Authorization: Bearer <token>` or `apikey: <token>` (CONTRACT §3); anything else is no token. */
 export function presentedToken(request: FastifyRequest): string | undefined {
@@ -30,6 +31,8 @@ export interface TenantAuthOptions {
   redisHealth?: RedisHealth;
   /** A store a write of this process named (any method but GET and HEAD, shopper endpoints aside): its in-memory indexes are kept warm from then on. */
   onStoreWritten?: (storeId: string) => void;
+  /** Hands a large store's call to the API process that serves it (src/cluster/store-owners.ts). */
+  forward?: StoreForwarder;
 }
 
 const SHOPPER_ENDPOINTS =
@@ -67,6 +70,13 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
     request.auth = resolved.auth;
     request.namedStore = resolved.store;
   });
+  // Before the rate limit: the serving process counts the call (with the client's address).
+  const { forward } = options;
+  if (forward)
+    app.addHook('onRequest', async (request, reply) => {
+      // The returned reply is awaited by Fastify until the forwarded answer is sent.
+      if (request.namedStore && (await forward(request, reply, request.namedStore.id))) return reply;
+    });
 
   await app.register(fastifyRateLimit, {
     global: false,
@@ -92,9 +102,9 @@ export async function registerTenantAuth(app: FastifyInstance, options: TenantAu
         : {}),
     keyGenerator: (request) =>
       !request.auth
-        ? `ip:${request.ip}`
+        ? `ip:${clientIp(request)}`
         : request.auth.scope === 'search'
-          ? `key:${request.auth.tokenId}:${request.ip}`
+          ? `key:${request.auth.tokenId}:${clientIp(request)}`
           : `token:${request.auth.tokenId}`,
     errorResponseBuilder: (_request, context) =>
       new RateLimitedError(

@@ -213,6 +213,15 @@ function createMetrics(container: Container) {
       }
     },
   });
+  if (container.storeOwners.enabled)
+    new Gauge({
+      name: 'vitrine_forwarded_calls',
+      help: 'calls of large stores handed to the API process that serves them (VITRINE_LARGE_STORE_PRODUCTS), since start, summed over the processes',
+      registers: [registry],
+      collect() {
+        this.set(container.storeOwners.forwarded);
+      },
+    });
   const replicas = container.storage.replicas;
   if (replicas) {
     new Gauge({

@@ -33,6 +33,14 @@ export function openCacheStats(): CacheStats[] {
   return [...byName.values()];
 }
 
+/**
+ * Drops a store's entry from every cache of this process that is keyed by store (the per-store
+ * indexes): another process serves the store again, and this copy would only hold memory.
+ */
+export function dropStoreEverywhere(storeId: string) {
+  for (const cache of open) cache.delete(storeId);
+}
+
 export class BoundedCache<V> {
   // Values are wrapped afresh on each set: lru-cache re-weighs an entry only when its value object changes.
   readonly #cache: LRUCache<string, { value: V }>;

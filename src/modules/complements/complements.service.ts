@@ -135,6 +135,11 @@ export class ComplementsService {
     this.#wanted.add(storeId);
   }
 
+  /** No longer keeps the store's index warm here (another process serves the store). */
+  unwant(storeId: string) {
+    this.#wanted.delete(storeId);
+  }
+
   /** Builds or catches up the indexes of stores whose catalog moved since the last pass. */
   async #warm() {
     for (const { id, change_seq: seq } of await this.stores.changeSequences()) {

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { ok } from '../../http/envelope.js';
 import { Envelope, standardErrors } from '../../http/schemas.js';
 import type { EventsService } from './events.service.js';
+import { clientIp } from '../../http/store-forwarding.js';
 import { EventsBody, EventsResult, ProductAnalyticsSchema, SearchAnalyticsSchema } from './events.schemas.js';
 import type { Store } from '../stores/store.js';
 import { formatLimit, MAX_EVENTS_BATCH } from '../../catalog/limits.js';
@@ -22,7 +23,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ events: EventsService }> 
         response: { 200: Envelope(EventsResult), ...standardErrors(413) },
       },
     },
-    async (request) => ok(request, await events.record(request.store, request.body, request.ip)),
+    async (request) => ok(request, await events.record(request.store, request.body, clientIp(request))),
   );
 };
 

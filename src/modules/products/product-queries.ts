@@ -75,6 +75,11 @@ export class ProductQueries {
     );
   }
 
+  /** The store's products counted up to `limit` (whether it is a large store, without counting all of it). */
+  productsUpTo(storeId: string, limit: number): Promise<number> {
+    return repo.countProductsUpTo(this.storage.db, storeId, limit);
+  }
+
   async statusListing(store: Store, page: StatusPage) {
     const [total, rows] = await Promise.all([
       this.#total(store, page.status),
