@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { openDatabase, type StorageHandle } from './storage/database.js';
@@ -7,7 +6,6 @@ import { SeqCache } from './storage/seq-cache.js';
 import { ChangeFeed } from './storage/change-feed.js';
 import { isClusterWorker, PROCESS_INDEX } from './cluster/messages.js';
 import { StoreOwners } from './cluster/store-owners.js';
-import { dropStoreEverywhere } from './storage/bounded-cache.js';
 import { withClusterWriteLock } from './cluster/write-lock.js';
 import { WorkerRegistry, type JobLog, type WorkerErrorLog } from './jobs/workers.js';
 import { StoresService } from './modules/stores/stores.service.js';
@@ -44,7 +42,7 @@ import { EventsService } from './modules/events/events.service.js';
 import { IndexFreshness } from './modules/changes/index-freshness.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
-import { RedisHealth } from './http/rate-limit-store.js';
+import { createRedis, RedisHealth } from './http/rate-limit-store.js';
 import { registerSearchJobs } from './modules/search/search.jobs.js';
 import { registerCollectionsJobs } from './modules/collections/collections.jobs.js';
 import { registerComplementsJobs } from './modules/complements/complements.jobs.js';
@@ -118,20 +116,6 @@ export interface ContainerOptions {
   jobLog?: JobLog;
 }
 
-export function createRedis(url: string): Redis {
-  // Loaded only when REDIS_URL is set: ioredis holds ~2 MB of heap per process that a single machine never uses.
-  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-  // A request never waits on Redis: disconnected, a command fails at once (no offline queue);
-  // connected but silent, within 100 ms. The rate limiter then counts in-process (RedisHealth).
-  return new Redis(url, {
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2_000,
-    commandTimeout: 100,
-    enableOfflineQueue: false,
-    lazyConnect: false,
-  });
-}
-
 /** Uploaded media on the local disk under the data directory, or in the configured S3-compatible bucket. */
 export function createMediaStore(config: Config): MediaStore {
   return config.mediaS3 ? new S3MediaStore(config.mediaS3) : new LocalMediaStore(path.resolve(config.dataDir, 'media'));
@@ -182,15 +166,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     budgetBytes: share(config.attributeIndexBytes),
   });
   const productQueries = new ProductQueries(storage, listingTotals, { attributes: productAttributes });
-  const storeOwners = new StoreOwners({
-    processIndex: PROCESS_INDEX,
-    processCount: processes,
-    largeStoreProducts: config.largeStoreProducts,
+  const storeOwners = new StoreOwners(PROCESS_INDEX, processes, config.largeStoreProducts, {
     productsUpTo: (storeId, limit) => productQueries.productsUpTo(storeId, limit),
-    onHandedBack: (storeId) => {
-      complements.unwant(storeId);
-      dropStoreEverywhere(storeId);
-    },
+    onHandedBack: (storeId) => complements.unwant(storeId),
   });
   const productExport = new ProductExport(storage);
   const listingPages = new SeqCache('listing pages', share(config.listingCacheBytes));

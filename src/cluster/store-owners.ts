@@ -2,20 +2,20 @@ import cluster from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PeerPortMessage, PeerPortsMessage } from './messages.js';
+import { dropStoreEverywhere } from '../storage/bounded-cache.js';
 
 /** How long a store's size class is trusted before it is counted again (in the background). */
 const SIZE_CHECK_MS = 60_000;
 /** Stores whose size class is remembered; past it the memory starts over (a count each is cheap). */
 const MAX_REMEMBERED_STORES = 100_000;
 
-export interface StoreOwnersOptions {
-  processIndex: number;
-  processCount: number;
-  /** VITRINE_LARGE_STORE_PRODUCTS: from this many products a store is served by one process; 0: off. */
-  largeStoreProducts: number;
+export interface StoreOwnersDeps {
   /** The store's products counted up to `limit` (a bounded count: a large store costs `limit` rows). */
   productsUpTo: (storeId: string, limit: number) => Promise<number>;
-  /** A large store served here while its own process restarted is its own process's again. */
+  /**
+   * A large store served here while its own process restarted is its own process's again: besides
+   * dropping its indexes (every per-store cache of this process), what else stops keeping it warm.
+   */
   onHandedBack?: (storeId: string) => void;
 }
 
@@ -38,10 +38,16 @@ export class StoreOwners {
   readonly #sizes = new Map<string, SizeClass>();
   #forwarded = 0;
 
-  constructor(private readonly options: StoreOwnersOptions) {}
+  constructor(
+    private readonly processIndex: number,
+    private readonly processCount: number,
+    /** VITRINE_LARGE_STORE_PRODUCTS: from this many products a store is served by one process; 0: off. */
+    private readonly largeStoreProducts: number,
+    private readonly deps: StoreOwnersDeps,
+  ) {}
 
   get enabled(): boolean {
-    return this.options.processCount > 1 && this.options.largeStoreProducts > 0;
+    return this.processCount > 1 && this.largeStoreProducts > 0;
   }
 
   /** Calls this process forwarded to the process serving their store. */
@@ -53,7 +59,7 @@ export class StoreOwners {
   ownerOf(storeId: string): number {
     let hash = 0x811c9dc5;
     for (let i = 0; i < storeId.length; i++) hash = Math.imul(hash ^ storeId.charCodeAt(i), 0x01000193);
-    return (hash >>> 0) % this.options.processCount;
+    return (hash >>> 0) % this.processCount;
   }
 
   /** The private ports of the processes that are up (the primary's word). */
@@ -63,8 +69,10 @@ export class StoreOwners {
     // What this process built for another's large stores while that one was down: dropped.
     for (const [storeId, size] of this.#sizes) {
       const owner = this.ownerOf(storeId);
-      if (size.large && owner !== this.options.processIndex && this.#ports.has(owner))
-        this.options.onHandedBack?.(storeId);
+      if (size.large && owner !== this.processIndex && this.#ports.has(owner)) {
+        this.deps.onHandedBack?.(storeId);
+        dropStoreEverywhere(storeId);
+      }
     }
   }
 
@@ -75,7 +83,7 @@ export class StoreOwners {
   async peerPortFor(storeId: string): Promise<number | undefined> {
     if (!this.enabled) return undefined;
     const owner = this.ownerOf(storeId);
-    if (owner === this.options.processIndex || !this.#ports.has(owner)) return undefined;
+    if (owner === this.processIndex || !this.#ports.has(owner)) return undefined;
     if (!(await this.#isLarge(storeId))) return undefined;
     const port = this.#ports.get(owner);
     if (port !== undefined) this.#forwarded++;
@@ -99,8 +107,8 @@ export class StoreOwners {
   }
 
   #count(storeId: string, entry: SizeClass): Promise<boolean> {
-    const limit = this.options.largeStoreProducts;
-    entry.checking ??= this.options
+    const limit = this.largeStoreProducts;
+    entry.checking ??= this.deps
       .productsUpTo(storeId, limit)
       .then((count) => {
         entry.large = count >= limit;

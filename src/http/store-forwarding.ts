@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import fastifyReplyFrom from '@fastify/reply-from';
 import { PEER_SECRET } from '../cluster/messages.js';
 import type { StoreOwners } from '../cluster/store-owners.js';
 import { DependencyUnavailableError } from '../errors.js';
@@ -36,6 +35,8 @@ export async function registerStoreForwarding(
   owners: StoreOwners,
 ): Promise<StoreForwarder | undefined> {
   if (!owners.enabled) return undefined;
+  // Loaded only here: it loads undici, which a process that forwards nothing never needs.
+  const { default: fastifyReplyFrom } = await import('@fastify/reply-from');
   await app.register(fastifyReplyFrom, {
     disableRequestLogging: true,
     undici: { connections: 64, keepAliveTimeout: 30_000 },

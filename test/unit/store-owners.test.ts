@@ -6,10 +6,7 @@ import { StoreOwners } from '../../src/cluster/store-owners.js';
 function ownersOf(sizes: Record<string, number>, options: { largeStoreProducts?: number; fail?: boolean } = {}) {
   const counted: string[] = [];
   const handedBack: string[] = [];
-  const owners = new StoreOwners({
-    processIndex: 0,
-    processCount: 2,
-    largeStoreProducts: options.largeStoreProducts ?? 100,
+  const owners = new StoreOwners(0, 2, options.largeStoreProducts ?? 100, {
     productsUpTo: async (storeId, limit) => {
       counted.push(storeId);
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -31,7 +28,7 @@ function storesOwnedBy(owners: StoreOwners, index: number, count: number): strin
 describe('StoreOwners', () => {
   it('spreads stores over the processes by id, the same way in every process', () => {
     const { owners } = ownersOf({});
-    const other = new StoreOwners({ processIndex: 1, processCount: 2, largeStoreProducts: 1, productsUpTo: async () => 0 });
+    const other = new StoreOwners(1, 2, 1, { productsUpTo: async () => 0 });
     const ids = Array.from({ length: 1000 }, (_, i) => `${i.toString(16)}-4f1e-9a3c-${i * 7919}`);
     const first = ids.filter((id) => owners.ownerOf(id) === 0).length;
     assert.ok(first > 400 && first < 600, `${first} of 1000 stores on process 0`);
@@ -70,8 +67,8 @@ describe('StoreOwners', () => {
   });
 
   it('is off with one process or a threshold of 0', async () => {
-    const single = new StoreOwners({ processIndex: 0, processCount: 1, largeStoreProducts: 1, productsUpTo: async () => 9 });
-    const off = new StoreOwners({ processIndex: 0, processCount: 2, largeStoreProducts: 0, productsUpTo: async () => 9 });
+    const single = new StoreOwners(0, 1, 1, { productsUpTo: async () => 9 });
+    const off = new StoreOwners(0, 2, 0, { productsUpTo: async () => 9 });
     assert.equal(single.enabled, false);
     assert.equal(off.enabled, false);
     off.setPorts({ 0: 1, 1: 2 });

@@ -3,6 +3,7 @@ import type { SeqCache } from '../../storage/seq-cache.js';
 import type { Store } from '../stores/store.js';
 import { MISSING_SKU } from './quality-checks.js';
 import * as repo from './products.repository.js';
+import { countProductsUpTo } from './storage-order.js';
 import { vocabularyForStore } from '../../catalog/vocabulary/store-vocabulary.js';
 import { parseFiltersParam } from '../../catalog/filters.js';
 import { MAX_FACETS } from '../../catalog/limits.js';
@@ -77,7 +78,7 @@ export class ProductQueries {
 
   /** The store's products counted up to `limit` (whether it is a large store, without counting all of it). */
   productsUpTo(storeId: string, limit: number): Promise<number> {
-    return repo.countProductsUpTo(this.storage.db, storeId, limit);
+    return countProductsUpTo(this.storage.db, storeId, limit);
   }
 
   async statusListing(store: Store, page: StatusPage) {

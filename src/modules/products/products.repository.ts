@@ -134,17 +134,6 @@ export async function countProducts(db: Db, storeId: string, status?: string): P
   return Number(row.n);
 }
 
-/** The store's products counted up to `limit`: what a large store costs is bounded by the limit. */
-export async function countProductsUpTo(db: Db, storeId: string, limit: number): Promise<number> {
-  const row = await db
-    .selectFrom((eb) =>
-      eb.selectFrom('products').select('product_code').where('store_id', '=', storeId).limit(limit).as('some'),
-    )
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 export function listStatuses(
   db: Db,
   storeId: string,

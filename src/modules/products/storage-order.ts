@@ -85,3 +85,10 @@ export async function* codePagesInOrder(db: Db, storeId: string, pageSize: numbe
     after = rows[rows.length - 1].product_code;
   }
 }
+
+/** The store's products counted up to `limit`: what a large store costs is bounded by the limit. */
+export async function countProductsUpTo(db: Db, storeId: string, limit: number): Promise<number> {
+  const some = db.selectFrom('products').select('product_code').where('store_id', '=', storeId);
+  const counted = db.selectFrom(some.limit(limit).as('some')).select((eb) => eb.fn.countAll().as('n'));
+  return Number((await counted.executeTakeFirstOrThrow()).n);
+}
