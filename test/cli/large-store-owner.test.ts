@@ -130,8 +130,9 @@ for (const dialect of DIALECTS) {
       it('serves the large store from the other process while its own restarts', async () => {
         const [first] = pidsOf(served.output());
         process.kill(first, 'SIGKILL');
-        // The primary tells the other process at once; calls are then served there.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The primary tells the other process at once; calls are then served there (the replacement
+        // is forked a second after the death, and takes a second or more to listen).
+        await new Promise((resolve) => setTimeout(resolve, 600));
         const answers = await Promise.all(Array.from({ length: 6 }, () => search(large)));
         assert.deepEqual(
           answers.map((answer) => answer.status),
