@@ -39,7 +39,8 @@ export async function registerStoreForwarding(
   const { default: fastifyReplyFrom } = await import('@fastify/reply-from');
   await app.register(fastifyReplyFrom, {
     disableRequestLogging: true,
-    undici: { connections: 64, keepAliveTimeout: 30_000 },
+    // No deadline of its own: a forwarded call (an export, an upload) may take as long as a direct one.
+    undici: { connections: 64, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 },
   });
   return async (request, reply, storeId) => {
     if (isForwarded(request)) return false;
