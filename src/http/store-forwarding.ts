@@ -70,6 +70,9 @@ export async function registerStoreForwarding(
         failed.send(new DependencyUnavailableError('the process serving this store did not answer; retry'));
       },
     });
+    // The serving process's answer goes out as it came (compressed or not): @fastify/compress's own opt-out,
+    // set once the headers above were copied for the serving process.
+    request.headers['x-no-compression'] = 'forwarded';
     return true;
   };
 }

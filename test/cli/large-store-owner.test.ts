@@ -15,22 +15,24 @@ const LARGE_FROM = 20;
 interface Answer {
   status: number;
   body: string;
+  encoding: string | undefined;
 }
 
 /** One request on a connection of its own (node:cluster hands each connection to the next process). */
 function call(
   url: string,
-  options: { token?: string; method?: string; body?: string; chunked?: boolean } = {},
+  options: { token?: string; method?: string; body?: string; chunked?: boolean; gzip?: boolean } = {},
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
+    if (options.gzip) headers['accept-encoding'] = 'gzip';
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.body !== undefined && !options.chunked)
       headers['content-length'] = String(Buffer.byteLength(options.body));
     const request = http.request(url, { method: options.method ?? 'GET', agent: false, headers }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, encoding: res.headers['content-encoding'] }));
     });
     request.on('error', reject);
     if (options.body !== undefined && options.chunked) {
@@ -88,8 +90,8 @@ for (const dialect of DIALECTS) {
           await new Promise((resolve) => setTimeout(resolve, 100));
       });
 
-      const search = (store: { store_uuid: string; api_token: string }) =>
-        call(`${served.url}/v1/search?store_uuid=${store.store_uuid}&q=linen+shirt`, { token: store.api_token });
+      const search = (store: { store_uuid: string; api_token: string }, gzip = false) =>
+        call(`${served.url}/v1/search?store_uuid=${store.store_uuid}&q=linen+shirt`, { token: store.api_token, gzip });
       const withoutIds = (body: string) => body.replace(/"request_id":"[^"]+"/g, '');
 
       it('holds a large store in one process and a small store in both, with the same answers', async () => {
@@ -102,6 +104,9 @@ for (const dialect of DIALECTS) {
         assert.ok(metric(metrics, /^vitrine_forwarded_calls (\d+)/m) >= 1, 'some calls were forwarded');
         // The large store's search vocabulary in one process, the small store's in each of the two.
         assert.equal(storesHolding(metrics, 'search.vocabulary'), 3);
+        // A forwarded answer goes out as the serving process encoded it (a small one: not compressed).
+        const encoded = await Promise.all(Array.from({ length: 4 }, () => search(large, true)));
+        assert.deepEqual(new Set(encoded.map((answer) => answer.encoding)), new Set([undefined]));
       });
 
       it('forwards writes with their bodies, with and without a length, and their errors', async () => {
