@@ -33,7 +33,7 @@ export async function startServer(
   await app.ready();
   // The private port first: the other processes learn it before this one takes calls.
   const peerServer = await listenForPeers(container.storeOwners, PROCESS_INDEX, (req, res) => app.routing(req, res));
-  // Listen first: a port in use fails here, before anything claims the service is up.
+  // Then the public port: a port in use fails here, before anything claims the service is up.
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
