@@ -157,6 +157,14 @@ interface StoreFigures {
   timed: Record<string, Timed>;
   exportRowsPerSecond: number;
   rssMb: number;
+  /** Calls the process that took them forwarded to the one serving the store (a large store's), and all calls. */
+  forwarded: { calls: number; of: number };
+}
+
+/** `vitrine_forwarded_calls` from /metrics (0 when forwarding is off). */
+async function forwardedCalls(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^vitrine_forwarded_calls (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
 const FAMILIES = [
@@ -199,8 +207,13 @@ async function measureStore(served: ServedVitrine, store: StoreAccess, catalog: 
   await untilCaughtUp(base, store);
   const mix = requestMix(rows, catalog.codes, store.store_uuid, COLLECTION);
   const timed: Record<string, Timed> = {};
+  const forwardedBefore = await forwardedCalls(base);
+  let calls = 0;
   const time = (name: string, next: Parameters<typeof timeCalls>[3], count = CALLS) =>
-    timeCalls(base, store.api_token, count, next).then((result) => (timed[name] = result));
+    timeCalls(base, store.api_token, count, next).then((result) => {
+      calls += count + 10; // the unmeasured ones too
+      timed[name] = result;
+    });
   await time('search', mix.search);
   await time('filteredFaceted', mix.filteredFaceted);
   await time('browse', mix.browse);
@@ -231,7 +244,8 @@ async function measureStore(served: ServedVitrine, store: StoreAccess, catalog: 
   console.log(
     `scale.bench: ${fmt(catalog.count)} measured in ${fmt((performance.now() - started) / 1000, 1)} s, export ${fmt(exportedRows)} rows`,
   );
-  return { catchUpSeconds, timed, exportRowsPerSecond, rssMb: groupRss(served.process.pid!) };
+  const forwarded = { calls: (await forwardedCalls(base)) - forwardedBefore, of: calls };
+  return { catchUpSeconds, timed, exportRowsPerSecond, rssMb: groupRss(served.process.pid!), forwarded };
 }
 
 interface Restart {
@@ -414,6 +428,7 @@ try {
     ),
     `| export, rows/s | ${results.map((r) => `${fmt(r.small.exportRowsPerSecond)} | ${fmt(r.big.exportRowsPerSecond)} | ${fmt(r.big.exportRowsPerSecond / r.small.exportRowsPerSecond, 2)}×`).join(' | ')} |`,
     `| group RSS after the calls, MB | ${results.map((r) => `${fmt(r.small.rssMb)} | ${fmt(r.big.rssMb)} | ${fmt(r.big.rssMb / r.small.rssMb, 1)}×`).join(' | ')} |`,
+    `| calls forwarded to the process serving the store (the hop in the figures) | ${results.map((r) => `${fmt(r.small.forwarded.calls)} of ${fmt(r.small.forwarded.of)} | ${fmt(r.big.forwarded.calls)} of ${fmt(r.big.forwarded.of)} | –`).join(' | ')} |`,
     '',
     `**Restart** of \`vitrine serve\` on the database holding both stores: seconds from the command to the first right answer on the ${K} store (search \`shirts\` with hits, complete the look with categories, search by photo with hits), and the group's RSS after every call above 20 times and 10 s idle (budget 1.5 GB).`,
     '',
