@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
 import { DIALECTS, POSTGRES_SKIP } from '../helpers/backends.js';
-import { startServe, type ServedVitrine } from '../helpers/serve.js';
+import { listeningPids, startServe, type ServedVitrine } from '../helpers/serve.js';
 
 // VITRINE_LARGE_STORE_PRODUCTS: a store at or over it is served by one API process (its indexes held
 // once); the others forward its calls there. Here 20 products make a store large.
@@ -52,8 +52,6 @@ const catalog = (count: number, prefix: string) =>
 const metric = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
 const storesHolding = (text: string, index: string) =>
   metric(text, new RegExp(`vitrine_index_memory_bytes\\{index="${index}",measure="stores"\\} (\\d+)`));
-const pidsOf = (output: string) =>
-  [...output.matchAll(/"pid":(\d+)[^\n]*Server listening/g)].map((match) => Number(match[1]));
 
 for (const dialect of DIALECTS) {
   describe(
@@ -86,7 +84,7 @@ for (const dialect of DIALECTS) {
           '--processes',
           '2',
         ]);
-        for (let i = 0; i < 50 && pidsOf(served.output()).length < 2; i++)
+        for (let i = 0; i < 50 && listeningPids(served.output()).length < 2; i++)
           await new Promise((resolve) => setTimeout(resolve, 100));
       });
 
@@ -133,7 +131,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('serves the large store from the other process while its own restarts', async () => {
-        const [first] = pidsOf(served.output());
+        const [first] = listeningPids(served.output());
         process.kill(first, 'SIGKILL');
         // The primary tells the other process at once; calls are then served there (the replacement
         // is forked a second after the death, and takes a second or more to listen).

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { cliDatabase, jsonOf, runCli } from '../helpers/cli.js';
 import { DIALECTS, POSTGRES_SKIP } from '../helpers/backends.js';
-import { startServe, type ServedVitrine } from '../helpers/serve.js';
+import { listeningPids, startServe, type ServedVitrine } from '../helpers/serve.js';
 import { ADMIN_TOKEN } from '../factories/admin.js';
 
 const RATE_LIMIT = 8;
@@ -25,8 +25,6 @@ function get(
   });
 }
 
-const pidsOf = (output: string) =>
-  [...output.matchAll(/"pid":(\d+)[^\n]*Server listening/g)].map((match) => Number(match[1]));
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -55,12 +53,12 @@ for (const dialect of DIALECTS) {
         { VITRINE_RATE_LIMIT: String(RATE_LIMIT), LOG_LEVEL: 'info', VITRINE_ADMIN_TOKEN: ADMIN },
         ['--processes', '2'],
       );
-      for (let i = 0; i < 50 && pidsOf(served.output()).length < 2; i++)
+      for (let i = 0; i < 50 && listeningPids(served.output()).length < 2; i++)
         await new Promise((resolve) => setTimeout(resolve, 100));
     });
 
     it('serves from two processes on one port, and says so once', () => {
-      assert.equal(pidsOf(served.output()).length, 2);
+      assert.equal(listeningPids(served.output()).length, 2);
       assert.equal(served.output().match(/Vitrine serving the catalog API/g)?.length, 1);
       assert.match(served.output(), /2 API processes/);
     });
@@ -180,12 +178,12 @@ for (const dialect of DIALECTS) {
     });
 
     it('starts a process that dies again, and stops every process on SIGTERM', async () => {
-      const [first, second] = pidsOf(served.output());
+      const [first, second] = listeningPids(served.output());
       process.kill(second, 'SIGKILL');
       // A replacement starts a second after the death; under a loaded machine its start can take several more.
-      for (let i = 0; i < 300 && pidsOf(served.output()).length < 3; i++)
+      for (let i = 0; i < 300 && listeningPids(served.output()).length < 3; i++)
         await new Promise((resolve) => setTimeout(resolve, 100));
-      const pids = pidsOf(served.output());
+      const pids = listeningPids(served.output());
       assert.equal(pids.length, 3, 'a replacement process started');
       assert.equal((await get(`${served.url}/healthz`)).status, 200);
       await served.stop();

@@ -93,3 +93,7 @@ export async function startServeCommand(
   running.set(served, databaseUrl);
   return served;
 }
+
+/** The pids of the API processes that logged "Server listening" (LOG_LEVEL info), in order. */
+export const listeningPids = (output: string) =>
+  [...output.matchAll(/"pid":(\d+)[^\n]*Server listening/g)].map((match) => Number(match[1]));
