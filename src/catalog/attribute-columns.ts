@@ -1,3 +1,4 @@
+import { sharedPerStore } from '../storage/store-rows.js';
 import { BUILT_IN, valueMatches, type AudienceResolver, type CompiledFilters, type Condition } from './filters.js';
 
 /** Conditions whose accepted values a listing keeps (the most recent; a storefront's filters repeat). */
@@ -49,21 +50,8 @@ export class ValueDictionary {
   }
 }
 
-/** Each store's dictionary while any index of this process holds it. */
-const storeDictionaries = new Map<string, WeakRef<ValueDictionary>>();
-const forgetDictionary = new FinalizationRegistry<string>((storeId) => {
-  if (storeDictionaries.get(storeId)?.deref() === undefined) storeDictionaries.delete(storeId);
-});
-
 /** The store's value dictionary shared by its in-memory indexes in this process (a new one if none holds one). */
-export function storeValues(storeId: string): ValueDictionary {
-  const held = storeDictionaries.get(storeId)?.deref();
-  if (held) return held;
-  const created = new ValueDictionary();
-  storeDictionaries.set(storeId, new WeakRef(created));
-  forgetDictionary.register(created, storeId);
-  return created;
-}
+export const storeValues = sharedPerStore(() => new ValueDictionary());
 
 /**
  * Products' attribute values, dictionary-encoded per attribute (one Int32Array column each), so a

@@ -53,23 +53,33 @@ describe('complete-the-look index by slot', () => {
       ['C-20-m', 'A-40-s', 'B-40-m', 'D-90-m'],
     );
     // Two sizes read one after another with equal fields share everything but their code.
-    assert.equal(index.slots.shared[index.located.get('A-40-s')!], index.slots.shared[index.located.get('B-40-m')!]);
+    assert.equal(index.slots.shared[index.slots.slotOf('A-40-s')!], index.slots.shared[index.slots.slotOf('B-40-m')!]);
     const a = indexedCandidate(index, 'A-40-s')!;
     assert.equal(a.code, 'A-40-s');
     assert.equal(a.title, 'Men Black Shirt');
     assert.equal(a.price, 40);
     assert.equal(a.currency, 'EUR');
-    // Taken out: gone from its bucket and the map; a new product takes its slot, in its price's place.
-    const slot = index.located.get('A-40-s')!;
+    // Taken out: gone from its bucket; a new product goes in its price's place, and the code put back
+    // takes its own row (the store's rows) again.
+    const slot = index.slots.slotOf('A-40-s')!;
     assert.equal(removeCandidate(index, 'A-40-s')?.code, 'A-40-s');
     assert.equal(removeCandidate(index, 'A-40-s'), undefined);
     assert.equal(indexedCandidate(index, 'A-40-s'), undefined);
     putCandidate(index, 'E-95-m', placed(candidateOf('E-95-m', shirt('95'), index.vocabulary), index.vocabulary));
-    assert.equal(index.located.get('E-95-m'), slot);
+    assert.notEqual(index.slots.slotOf('E-95-m'), slot);
     assert.deepEqual(
       bucket.items.map((s) => index.slots.codes[s]),
       ['C-20-m', 'B-40-m', 'D-90-m', 'E-95-m'],
     );
+    putCandidate(index, 'A-40-s', placed(candidateOf('A-40-s', shirt('40'), index.vocabulary), index.vocabulary));
+    assert.equal(index.slots.slotOf('A-40-s'), slot);
+    // Put again at another price: it moves, never held twice.
+    putCandidate(index, 'A-40-s', placed(candidateOf('A-40-s', shirt('99'), index.vocabulary), index.vocabulary));
+    assert.deepEqual(
+      bucket.items.map((s) => index.slots.codes[s]),
+      ['C-20-m', 'B-40-m', 'D-90-m', 'E-95-m', 'A-40-s'],
+    );
+    assert.equal(index.slots.count, 5);
   });
 
   it('takes the nearest prices around a source, skipping the codes asked', () => {
@@ -80,7 +90,7 @@ describe('complete-the-look index by slot', () => {
       ['P50', shirt('50')],
       ['P200', shirt('200')],
     ]);
-    const bucket = index.slots.bucket[index.located.get('P30')!]!;
+    const bucket = index.slots.bucket[index.slots.slotOf('P30')!]!;
     const near = (price: number, k: number, skip: string[] = []) =>
       nearest(index.slots, bucket.items, Math.log(price), k, (code) => skip.includes(code)).map((c) => c.code);
     assert.deepEqual(near(44, 3), ['P45', 'P50', 'P30']);
@@ -92,7 +102,7 @@ describe('complete-the-look index by slot', () => {
       ['U1', shirt('')],
       ['U2', shirt('')],
     ]);
-    const noPrice = unpriced.slots.bucket[unpriced.located.get('U1')!]!;
+    const noPrice = unpriced.slots.bucket[unpriced.slots.slotOf('U1')!]!;
     assert.deepEqual(
       noPrice.items.map((slot) => unpriced.slots.codes[slot]),
       ['U1', 'U2', 'U3'],

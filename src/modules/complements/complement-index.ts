@@ -9,6 +9,7 @@ import {
 } from '../../catalog/vocabulary/store-vocabulary.js';
 import { colourClassOf, traitsOf, type Taxonomy, type Traits } from './complement-rules.js';
 import { ValuePool } from '../../storage/value-pool.js';
+import { setRow, StoreRows } from '../../storage/store-rows.js';
 
 // One store's complete-the-look candidates in memory: products placed in the taxonomy's groups,
 // bucketed by audience and traits, each bucket in rank order (the shape ComplementsService
@@ -34,30 +35,43 @@ export type Unplaced = Omit<Candidate, 'code' | 'placement'>;
 type Shared = Omit<Candidate, 'code'>;
 
 /**
- * The indexed products by slot: code, what it shares with its colourway, and its bucket. As objects of
- * their own the generated catalog's first 300,000 products held 330 bytes each (one process, heap and
- * buffers after a full collection), by slot 282: a product costs its code, its map entry and its slots
- * (a freed slot is reused).
+ * The indexed products by slot, a slot being the product's row among the store's rows (StoreRows,
+ * shared with its other indexes: one code → row map and one copy of each code for all of them): what
+ * it shares with its colourway, and its bucket. As objects of their own the generated catalog's first
+ * 300,000 products held 330 bytes each (one process, heap and buffers after a full collection), by
+ * slot with a map and codes of its own 282.
  */
 export class CandidateSlots {
-  readonly codes: string[] = [];
+  /** Slot → code: the store's rows' own array (a slot holds a candidate only when `shared` says so). */
+  readonly codes: string[];
   readonly shared: Array<Shared | undefined> = [];
   readonly bucket: Array<Bucket | undefined> = [];
-  readonly #free: number[] = [];
+  /** How many slots hold a candidate. */
+  count = 0;
+
+  constructor(readonly rows: StoreRows = new StoreRows()) {
+    this.codes = rows.codes;
+  }
+
+  /** The slot of an indexed product; undefined when it is not indexed. */
+  slotOf(code: string): number | undefined {
+    const slot = this.rows.get(code);
+    return slot !== undefined && this.shared[slot] !== undefined ? slot : undefined;
+  }
 
   add(code: string, shared: Shared, bucket: Bucket): number {
-    const slot = this.#free.pop() ?? this.codes.length;
-    this.codes[slot] = code;
-    this.shared[slot] = shared;
-    this.bucket[slot] = bucket;
+    const slot = this.rows.add(code);
+    if (this.shared[slot] === undefined) this.count++;
+    setRow(this.shared, slot, shared, undefined);
+    setRow(this.bucket, slot, bucket, undefined);
     return slot;
   }
 
   remove(slot: number) {
-    this.codes[slot] = '';
+    if (this.shared[slot] === undefined) return;
     this.shared[slot] = undefined;
     this.bucket[slot] = undefined;
-    this.#free.push(slot);
+    this.count--;
   }
 
   logPrice(slot: number): number {
@@ -97,8 +111,7 @@ export interface StoreIndex {
    * every candidate.
    */
   byGroup: Map<string, Map<string, Map<string, Bucket>>>;
-  /** Each indexed product's slot. */
-  located: Map<string, number>;
+  /** The indexed products, by the store's rows. */
   slots: CandidateSlots;
   /** The labels, traits, placements and texts the candidates share (a colourway's sizes share all). */
   pool: ValuePool;
@@ -110,8 +123,11 @@ export interface Bucket {
   items: number[];
 }
 
-export function emptyIndex(fields: Pick<StoreIndex, 'key' | 'seq' | 'taxonomy' | 'vocabulary' | 'pool'>): StoreIndex {
-  return { ...fields, byGroup: new Map(), located: new Map(), slots: new CandidateSlots() };
+export function emptyIndex(
+  fields: Pick<StoreIndex, 'key' | 'seq' | 'taxonomy' | 'vocabulary' | 'pool'>,
+  rows = new StoreRows(),
+): StoreIndex {
+  return { ...fields, byGroup: new Map(), slots: new CandidateSlots(rows) };
 }
 
 export const bucketKey = (t: Traits) =>
@@ -119,18 +135,17 @@ export const bucketKey = (t: Traits) =>
 
 /** A product's entry in the index (visible and placed products only). */
 export function indexedCandidate(index: StoreIndex, code: string): Candidate | undefined {
-  const slot = index.located.get(code);
+  const slot = index.slots.slotOf(code);
   return slot === undefined ? undefined : index.slots.candidate(slot);
 }
 
 /** Takes a product out of the index; its candidate as it was, or undefined when it was not there. */
 export function removeCandidate(index: StoreIndex, code: string): Candidate | undefined {
-  const slot = index.located.get(code);
+  const slot = index.slots.slotOf(code);
   if (slot === undefined) return undefined;
   const candidate = index.slots.candidate(slot);
   const items = index.slots.bucket[slot]!.items;
   items.splice(items.indexOf(slot), 1);
-  index.located.delete(code);
   index.slots.remove(slot);
   return candidate;
 }
@@ -283,9 +298,10 @@ export function putCandidate(index: StoreIndex, code: string, shared: Shared) {
     bucket = { sample: shared.traits, items: [] };
     audience.set(key, bucket);
   }
+  // A product has one slot (its row): indexed already, it leaves its old bucket first.
+  removeCandidate(index, code);
   const slot = index.slots.add(code, shared, bucket);
   insertSorted(index.slots, bucket.items, slot);
-  index.located.set(code, slot);
 }
 
 /** The buckets of a group whose audience may complement the source's. */

@@ -30,6 +30,7 @@ import defaultTaxonomy from './fashion-taxonomy.json' with { type: 'json' };
 import { categoricalScore, parseTaxonomy, priceBandScore, usageClashes, type Taxonomy } from './complement-rules.js';
 import { MAX_CATEGORIES } from '../../catalog/limits.js';
 import { ValuePool } from '../../storage/value-pool.js';
+import { storeRows } from '../../storage/store-rows.js';
 
 const REBUILD_AFTER = 5000;
 /** Stores whose pins a process keeps at most (a merchandiser pins a few products; the map is emptied past this). */
@@ -82,7 +83,7 @@ export class ComplementsService {
     this.#indexes = new LiveStoreIndex<StoreIndex, Store>({
       name: 'complements.index',
       budgetBytes: options.indexBytes,
-      sizeOf: (index) => BYTES_PER_STORE_INDEX + index.located.size * BYTES_PER_CANDIDATE,
+      sizeOf: (index) => BYTES_PER_STORE_INDEX + index.slots.count * BYTES_PER_CANDIDATE,
       // An index the budget pushed out is no longer kept warm: rebuilding it at the next pass evicted
       // another wanted store, every 250 ms, for good (touching 1,000 stores, both API processes spent
       // their CPU rebuilding, half of it collecting garbage). Its next request builds it again.
@@ -187,7 +188,7 @@ export class ComplementsService {
   /** Applies the products changed since the index's sequence; false when a rebuild is needed or cheaper. */
   async #follow(store: Store, index: StoreIndex, latest: number): Promise<boolean> {
     // Catching up costs about what the changes cost; past the size of the index a rebuild is cheaper.
-    if (latest - index.seq > Math.max(REBUILD_AFTER, index.located.size)) return false;
+    if (latest - index.seq > Math.max(REBUILD_AFTER, index.slots.count)) return false;
     // Incremental: only the products changed since the index was last brought up to date.
     const changed = await this.changes.changedKeys(store.id, index.seq, latest, ['product']);
     if (!changed) return false;
@@ -224,7 +225,7 @@ export class ComplementsService {
     const taxonomy = this.taxonomyOf(store);
     const vocabulary = this.vocabularyOf(store);
     const pool = new ValuePool();
-    const index = emptyIndex({ key, seq, taxonomy, vocabulary, pool });
+    const index = emptyIndex({ key, seq, taxonomy, vocabulary, pool }, storeRows(store.id));
     // Codes and their (pooled) parts side by side: no object per product while the labels are counted.
     const codes: string[] = [];
     const unplaced: Unplaced[] = [];
@@ -346,7 +347,7 @@ export class ComplementsService {
   /** What this process holds for a store (change sequence and products indexed), without touching the LRU order. */
   indexState(storeId: string): { seq: number; products: number } | undefined {
     const index = this.#indexes.peek(storeId);
-    return index && { seq: index.seq, products: index.located.size };
+    return index && { seq: index.seq, products: index.slots.count };
   }
 
   /** Forgets a store's index (its taxonomy or vocabulary changed); the worker or the next request rebuilds it. */

@@ -3,6 +3,7 @@ import { priceOf } from '../../catalog/price.js';
 import { attributeValue } from '../../catalog/filters.js';
 import { qualityScoreOf } from '../../catalog/quality-score.js';
 import { ValuePool } from '../../storage/value-pool.js';
+import { setRow, StoreRows } from '../../storage/store-rows.js';
 
 /** The orders a listing can be read in besides relevance; ties always by product_code. */
 export const LISTING_SORTS = ['newest', 'price_asc', 'price_desc', 'name_asc'] as const;
@@ -19,11 +20,13 @@ export interface Grouping {
 
 /**
  * What a listing reads of each visible product besides its attribute columns, by row: family, colour,
- * size and stock, price, first stored, name. Rows are reused in place as products change; derived
+ * size and stock, price, first stored, name. Rows are the store's (StoreRows, shared with its other
+ * indexes), reused in place as products change; rows other indexes numbered are not live here. Derived
  * orders and groupings are computed once per version of the rows, when first asked for.
  */
 export class ListingRows {
-  readonly codes: string[] = [];
+  /** Row → code, the store's rows' own array. */
+  readonly codes: string[];
   live = new Uint8Array(1024);
   inStock = new Uint8Array(1024);
   /** NaN when the product has no valid price. */
@@ -39,22 +42,26 @@ export class ListingRows {
   readonly pool = new ValuePool();
   #derived: ListingSnapshot | undefined;
 
+  constructor(readonly storeRows: StoreRows = new StoreRows()) {
+    this.codes = storeRows.codes;
+  }
+
   get rowCount(): number {
     return this.codes.length;
   }
 
-  /** Puts a product in `row` (its record), or takes it out (undefined). */
+  /** Puts a product (its record) in its row, or takes it out (undefined); returns the row. */
   set(
-    row: number,
     code: string,
     product: { parentCode: string | null; attributes: Record<string, unknown>; createdAt: string } | undefined,
-  ) {
+  ): number | undefined {
+    const row = product ? this.storeRows.add(code) : this.storeRows.get(code);
+    if (row === undefined) return undefined;
     this.#derived = undefined;
     if (row >= this.live.length) this.#grow(row + 1);
-    this.codes[row] = code;
     if (!product) {
       this.live[row] = 0;
-      return;
+      return row;
     }
     const { attributes } = product;
     this.live[row] = 1;
@@ -62,14 +69,18 @@ export class ListingRows {
     this.price[row] = priceOf(attributeValue(attributes, 'Selling Price')) ?? Number.NaN;
     this.quality[row] = qualityScoreOf(attributes);
     const { pool } = this;
-    this.family[row] = pool.string(
-      familyOf(code, product.parentCode ?? (attributes.parent_code as string | undefined)),
+    setRow(
+      this.family,
+      row,
+      pool.string(familyOf(code, product.parentCode ?? (attributes.parent_code as string | undefined))),
+      '',
     );
-    this.colour[row] = pool.string(colourKeyOf(attributes));
-    this.size[row] = pool.string(sizeOf(attributes));
-    this.created[row] = pool.string(product.createdAt);
+    setRow(this.colour, row, pool.string(colourKeyOf(attributes)), '');
+    setRow(this.size, row, pool.string(sizeOf(attributes)), '');
+    setRow(this.created, row, pool.string(product.createdAt), '');
     const name = attributes['Product Name'];
-    this.name[row] = typeof name === 'string' ? pool.string(name.trim().toLowerCase()) : '';
+    setRow(this.name, row, typeof name === 'string' ? pool.string(name.trim().toLowerCase()) : '', '');
+    return row;
   }
 
   /** The derived orders and groupings of the rows as they are now. */

@@ -6,6 +6,7 @@ import { AttributeColumns, storeValues } from '../../catalog/attribute-columns.j
 import { ListingRows, type ListingSnapshot } from './catalog-listing.js';
 import { isInStock } from '../../catalog/variants.js';
 import type { ProductRecord } from './products.read-port.js';
+import { setRow, storeRows, type StoreRows } from '../../storage/store-rows.js';
 
 /** A card as listings show it: the card fields and the product's title (its code when it has none). */
 export type ListingCard = ProductCard & { title: string };
@@ -15,7 +16,8 @@ interface CardIndex extends LiveIndex {
   cards: Array<ListingCard | undefined>;
   /** Every visible product's attributes, dictionary-encoded by row, for filters. */
   columns: AttributeColumns;
-  rowOf: Map<string, number>;
+  /** How many products it holds. */
+  held: number;
   /** Family, colour, size, stock, price, age and name by row: grouping, sorting, sizes. */
   rows: ListingRows;
 }
@@ -25,7 +27,8 @@ export interface CatalogListing {
   /** A visible product's card; undefined for any other code. */
   cardOf(code: string): ListingCard | undefined;
   columns: AttributeColumns;
-  rowOf: ReadonlyMap<string, number>;
+  /** The store's rows (shared with its other indexes): a code's row here is live only when `rows.live` says so. */
+  rowOf: Pick<StoreRows, 'get'>;
   rows: ListingRows;
   snapshot: ListingSnapshot;
 }
@@ -54,7 +57,7 @@ export class ProductCards {
     this.#index = new LiveStoreIndex<CardIndex>({
       name: 'products.cards',
       budgetBytes: deps.budgetBytes,
-      sizeOf: (index) => BYTES_PER_LISTING + index.rowOf.size * BYTES_PER_CARD,
+      sizeOf: (index) => BYTES_PER_LISTING + index.held * BYTES_PER_CARD,
       build: (storeId) => this.#build(storeId),
       follow: (storeId, index, target) => this.#follow(storeId, index, target.seq),
     });
@@ -65,11 +68,11 @@ export class ProductCards {
     const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
     return {
       cardOf: (code) => {
-        const row = index.rowOf.get(code);
+        const row = index.rows.storeRows.get(code);
         return row === undefined ? undefined : index.cards[row];
       },
       columns: index.columns,
-      rowOf: index.rowOf,
+      rowOf: index.rows.storeRows,
       rows: index.rows,
       snapshot: index.rows.snapshot(),
     };
@@ -79,7 +82,7 @@ export class ProductCards {
   async qualityOf(store: { id: string; changeSeq: number }): Promise<(code: string) => number> {
     const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'cards' }, undefined);
     return (code) => {
-      const row = index.rowOf.get(code);
+      const row = index.rows.storeRows.get(code);
       return row === undefined || !index.rows.live[row] ? 0 : index.rows.quality[row];
     };
   }
@@ -100,10 +103,10 @@ export class ProductCards {
       seq,
       key: 'cards',
       cards: [],
-      // The store's attribute values, shared with its photo index.
+      // The store's attribute values and rows, shared with its other indexes.
       columns: new AttributeColumns(storeValues(storeId)),
-      rowOf: new Map(),
-      rows: new ListingRows(),
+      held: 0,
+      rows: new ListingRows(storeRows(storeId)),
     };
     for await (const page of this.deps.products.pageAll(storeId, { visibleOnly: true }))
       for (const product of page) place(index, product.code, product);
@@ -126,32 +129,33 @@ export class ProductCards {
 /** Puts a visible product's card and attributes in the index, or (no record) takes it out. */
 function place(index: CardIndex, code: string, product: ProductRecord | undefined) {
   if (product === undefined) {
-    const row = index.rowOf.get(code);
-    if (row !== undefined) {
+    const row = index.rows.storeRows.get(code);
+    if (row !== undefined && index.cards[row] !== undefined) {
       index.cards[row] = undefined;
+      index.held--;
       index.columns.set(row, {});
-      index.rows.set(row, code, undefined);
+      index.rows.set(code, undefined);
     }
     return;
   }
   const { attributes } = product;
-  let row = index.rowOf.get(code);
-  if (row === undefined) index.rowOf.set(code, (row = index.rowOf.size));
+  const row = index.rows.set(code, product)!;
   const name = attributes['Product Name'];
   const title = typeof name === 'string' && name.trim() !== '' ? name : code;
   const card = productCardOf(attributes);
+  if (index.cards[row] === undefined) index.held++;
   // A colourway's sizes show the same card: one object for them (cards are never changed in place).
-  index.cards[row] = index.rows.pool.repeat('card', {
+  const shown = index.rows.pool.repeat('card', {
     title,
     parent_code: card.parent_code,
     image_url: card.image_url,
     price: card.price,
     currency: card.currency,
   });
+  setRow(index.cards, row, shown, undefined);
   // A listing's Size is a size that can be bought: an out-of-stock SKU's size neither matches a
   // Size filter nor counts in the Size facet (its other attributes do).
   index.columns.set(row, isInStock(attributes) ? attributes : withoutSize(attributes));
-  index.rows.set(row, code, product);
 }
 
 function withoutSize(attributes: Record<string, unknown>): Record<string, unknown> {

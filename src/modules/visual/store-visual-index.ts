@@ -7,6 +7,7 @@ import type { GroupVariants } from '../../catalog/variants.js';
 import { ValuePool } from '../../storage/value-pool.js';
 import { kthLargest } from '../../storage/kth-largest.js';
 import { rankScratch, topColumns } from './column-ranking.js';
+import { setRow, StoreRows } from '../../storage/store-rows.js';
 
 export interface VisualHit {
   productCode: string;
@@ -44,11 +45,13 @@ export const visualIndexKey = (generation: number, model: string) => `${generati
 export class StoreVisualIndex implements LiveIndex {
   seq = 0;
   generation = 0;
-  // Products, by row number.
-  readonly #rowOf = new Map<string, number>();
-  readonly #codes: string[] = [];
+  // Products, by the store's row numbers (StoreRows, shared with its other indexes).
+  readonly #rows: StoreRows;
+  readonly #codes: string[];
+  #products = 0;
   #visible = new Uint8Array(1024);
-  readonly #parentOf: Array<string | null> = [];
+  /** Per row its parent code (null: none, or the product is gone); undefined: a row this index never held. */
+  readonly #parentOf: Array<string | null | undefined> = [];
   readonly #attributes: AttributeColumns;
   // Image columns.
   readonly #columnOf = new Map<string, number>();
@@ -79,8 +82,12 @@ export class StoreVisualIndex implements LiveIndex {
     generation = 0,
     /** The store's attribute values, shared with its listing (storeValues). */
     values = new ValueDictionary(),
+    /** The store's rows, shared with its other indexes (storeRows). */
+    rows = new StoreRows(),
   ) {
     this.#attributes = new AttributeColumns(values);
+    this.#rows = rows;
+    this.#codes = rows.codes;
     this.generation = generation;
     this.key = visualIndexKey(generation, model);
   }
@@ -89,32 +96,30 @@ export class StoreVisualIndex implements LiveIndex {
     return this.#columnOf.size;
   }
   get productCount() {
-    return this.#codes.length;
+    return this.#products;
   }
 
   setProduct(code: string, status: string | null, parent: string | null, attributes: Record<string, unknown> | null) {
     this.#resolved = undefined;
-    let row = this.#rowOf.get(code);
-    if (row === undefined) {
+    let row = this.#rows.get(code);
+    if (row === undefined || this.#parentOf[row] === undefined) {
       if (status === null) return;
-      row = this.#codes.length;
-      this.#rowOf.set(code, row);
-      this.#codes.push(code);
-      this.#parentOf.push(null);
+      row = this.#rows.add(code);
+      this.#products++;
       if (row >= this.#visible.length) {
-        const grown = new Uint8Array(this.#visible.length * 2);
+        const grown = new Uint8Array(Math.max(this.#visible.length * 2, row + 1));
         grown.set(this.#visible);
         this.#visible = grown;
       }
     }
     this.#visible[row] = isVisibleStatus(status) ? 1 : 0;
-    this.#parentOf[row] = status === null || !parent ? null : this.#pool.string(parent);
+    setRow(this.#parentOf, row, status === null || !parent ? null : this.#pool.string(parent), undefined);
     this.#attributes.set(row, attributes ?? {});
     // URLs set before the product had a row.
     const early = this.#urlsOf.product.get(code);
     if (early) {
       this.#urlsOf.product.delete(code);
-      this.#urlsOfRow[row] = early;
+      setRow(this.#urlsOfRow, row, early, undefined);
     }
   }
 
@@ -132,10 +137,11 @@ export class StoreVisualIndex implements LiveIndex {
       if (owners.length > 0) this.#ownersOf.set(url, owners);
       else this.#ownersOf.delete(url);
     }
-    // A product with a row keeps its list by row, and is named by its row's own code string.
-    const row = kind === 'product' ? this.#rowOf.get(key) : undefined;
+    // A product with a row (numbered by any of the store's indexes) keeps its list by row, and is
+    // named by its row's own code string.
+    const row = kind === 'product' ? this.#rows.get(key) : undefined;
     const byKey = this.#urlsOf[kind === 'product' ? 'product' : 'asset'];
-    if (row !== undefined) this.#urlsOfRow[row] = urls.length > 0 ? urls : undefined;
+    if (row !== undefined) setRow(this.#urlsOfRow, row, urls.length > 0 ? urls : undefined, undefined);
     else if (urls.length > 0) byKey.set(key, urls);
     else byKey.delete(key);
     const owner: Owner = kind !== 'product' ? { asset: key } : row === undefined ? key : this.#codes[row];
@@ -148,7 +154,7 @@ export class StoreVisualIndex implements LiveIndex {
 
   #urlsOfOwner(kind: string, key: string): string[] {
     if (kind !== 'product') return this.#urlsOf.asset.get(key) ?? [];
-    const row = this.#rowOf.get(key);
+    const row = this.#rows.get(key);
     return (row === undefined ? this.#urlsOf.product.get(key) : this.#urlsOfRow[row]) ?? [];
   }
 
@@ -185,7 +191,7 @@ export class StoreVisualIndex implements LiveIndex {
    */
   #resolve(owner: Owner, firstVariant: () => Map<string, number>): number {
     const key = typeof owner === 'string' ? owner : owner.asset;
-    const row = this.#rowOf.get(key);
+    const row = this.#rows.get(key);
     if (row !== undefined && this.#visible[row]) return row;
     return typeof owner === 'string' ? -1 : (firstVariant().get(key) ?? -1);
   }
@@ -203,7 +209,7 @@ export class StoreVisualIndex implements LiveIndex {
   }
 
   isVisible(code: string) {
-    const row = this.#rowOf.get(code);
+    const row = this.#rows.get(code);
     return row !== undefined && this.#visible[row] === 1;
   }
   urlsOfProduct(code: string) {
@@ -288,7 +294,7 @@ export class StoreVisualIndex implements LiveIndex {
     const { start, rows, family, familyColour } = this.#resolveAll();
     const grouped = groupVariants !== 'false';
     const slotOf = groupVariants === 'colour' ? familyColour : family;
-    const excludedRow = exclude === undefined ? -1 : (this.#rowOf.get(exclude) ?? -1);
+    const excludedRow = exclude === undefined ? -1 : (this.#rows.get(exclude) ?? -1);
     // Grouped, the source's whole family is left out (its other colours are the same product).
     const excludedFamily = grouped && excludedRow >= 0 ? family[excludedRow] : -1;
     const columns = Math.min(scores.length, this.columns);

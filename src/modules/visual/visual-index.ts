@@ -7,6 +7,7 @@ import * as repo from './visual.repository.js';
 import type { ImageCatalog } from './image-catalog.js';
 import { StoreVisualIndex, visualIndexKey } from './store-visual-index.js';
 import { storeValues } from '../../catalog/attribute-columns.js';
+import { storeRows } from '../../storage/store-rows.js';
 
 /** Vectors read per query while an index is built. */
 const PAGE = 5000;
@@ -65,7 +66,14 @@ export class VisualIndexes {
     const generation = this.vision.generation;
     const matrixKey = `${storeId}:${generation}`;
     this.vision.drop(matrixKey);
-    const index = new StoreVisualIndex(matrixKey, model, dimensions, generation, storeValues(storeId));
+    const index = new StoreVisualIndex(
+      matrixKey,
+      model,
+      dimensions,
+      generation,
+      storeValues(storeId),
+      storeRows(storeId),
+    );
     index.seq = await this.changes.latest(storeId);
     const db = this.storage.db;
     for await (const page of this.products.pageAll(storeId)) {
