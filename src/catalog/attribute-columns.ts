@@ -1,4 +1,5 @@
 import { sharedPerStore } from '../storage/store-rows.js';
+import { IdSet } from './id-set.js';
 import { BUILT_IN, valueMatches, type AudienceResolver, type CompiledFilters, type Condition } from './filters.js';
 
 /** Conditions whose accepted values a listing keeps (the most recent; a storefront's filters repeat). */
@@ -60,7 +61,7 @@ export const storeValues = sharedPerStore(() => new ValueDictionary());
 export class AttributeColumns {
   readonly #columns = new Map<string, Int32Array>();
   /** Each column's distinct value ids: a condition is evaluated once per distinct value. */
-  readonly #distinct = new Map<string, Set<number>>();
+  readonly #distinct = new Map<string, IdSet>();
   #capacity = 1024;
   /**
    * The value ids a condition accepts, by field and condition, while no product changes: a range over
@@ -87,7 +88,7 @@ export class AttributeColumns {
       const id = this.dictionary.idOf(folded, value);
       column[row] = id;
       let distinct = this.#distinct.get(key);
-      if (!distinct) this.#distinct.set(key, (distinct = new Set()));
+      if (!distinct) this.#distinct.set(key, (distinct = new IdSet()));
       distinct.add(id);
     }
   }
@@ -135,9 +136,7 @@ export class AttributeColumns {
 
   /** The largest value id an attribute's column holds (0: none): a count table by id needs one more entry. */
   largestId(name: string): number {
-    let largest = 0;
-    for (const id of this.#distinct.get(name.trim().toLowerCase()) ?? []) if (id > largest) largest = id;
-    return largest;
+    return this.#distinct.get(name.trim().toLowerCase())?.largest ?? 0;
   }
 
   /** Forgets an attribute's column (its values stay in the dictionary). */

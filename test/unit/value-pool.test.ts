@@ -10,6 +10,10 @@ describe('ValuePool', () => {
     assert.equal(first, 'navy blue');
     assert.equal(pool.string(second), first);
     assert.equal(pool.string(''), '');
+    // Settled (the index is built): it forgets what it met, and pools again from there.
+    pool.settle();
+    assert.equal(pool.string('navy blue'), 'navy blue');
+    assert.equal(pool.repeat('traits', { usage: 'casual' }).usage, 'casual');
   });
 
   it('shares an object with the previous one of its kind when every property is the same', () => {

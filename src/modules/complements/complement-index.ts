@@ -236,13 +236,15 @@ export function candidateOf(
     season: textOf(attributes.Season),
     hasImage: imageUrl !== '',
   };
-  const traits = pool.repeat(
-    'traits',
-    traitsOf(raw, {
-      audience: vocabulary.audience(labels.department).audience,
-      colourClass: colourClassOf(labels.colour, vocabulary.colour(labels.colour)),
-    }),
-  );
+  const own = traitsOf(raw, {
+    audience: vocabulary.audience(labels.department).audience,
+    colourClass: colourClassOf(labels.colour, vocabulary.colour(labels.colour)),
+  });
+  // Folded anew for each product: one copy of each value (a copy per colourway was 17 MB at 1M).
+  own.usage = pool.string(own.usage);
+  own.season = pool.string(own.season);
+  own.colourClass = pool.string(own.colourClass);
+  const traits = pool.repeat('traits', own);
   return pool.repeat('unplaced', {
     title: labels.title || code,
     category: labels.category,

@@ -238,6 +238,7 @@ export class ComplementsService {
       }
     }
     for (let i = 0; i < codes.length; i++) putCandidate(index, codes[i], placed(unplaced[i], vocabulary, pool));
+    pool.settle();
     return index;
   }
 

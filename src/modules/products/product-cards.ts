@@ -110,6 +110,7 @@ export class ProductCards {
     };
     for await (const page of this.deps.products.pageAll(storeId, { visibleOnly: true }))
       for (const product of page) place(index, product.code, product);
+    index.rows.pool.settle();
     return index;
   }
 

@@ -94,6 +94,7 @@ export class VisualIndexes {
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1].url;
     }
+    index.settle();
     return index;
   }
 
