@@ -81,7 +81,10 @@ export class PostingsBuilder {
     for (let i = 0; i < this.#docTerms.length; i++) start[idOf[docTerms[i]] + 1]++;
     for (let t = 0; t < order.length; t++) start[t + 1] += start[t];
     const docs = new Int32Array(this.#docTerms.length);
-    const freqs = new Float32Array(this.#docTerms.length);
+    // Frequencies are whole (whole column weights): 16 bits hold them unless a word repeats thousands
+    // of times in a document (22 MB less than floats at 1M products).
+    const narrow = this.#docFreqs.values.subarray(0, this.#docTerms.length).every((f) => f >= 0 && f <= 0xffff);
+    const freqs = narrow ? new Uint16Array(this.#docTerms.length) : new Float32Array(this.#docTerms.length);
     const fill = start.slice(0, order.length);
     const docStart = this.#docStart.values;
     for (let doc = 0; doc < this.#rowids.length; doc++) {
@@ -110,7 +113,7 @@ export class RankedPostings {
   readonly #terms: string[];
   readonly #termIds = new Map<string, number>();
   readonly #addedTerms: string[] = [];
-  readonly #packed: { start: Int32Array; docs: Int32Array; freqs: Float32Array };
+  readonly #packed: { start: Int32Array; docs: Int32Array; freqs: Float32Array | Uint16Array };
   /** Postings of the documents appended since the build, by term id. */
   readonly #tail = new Map<number, { docs: number[]; freqs: number[] }>();
   #rowids: Int32Array;
@@ -130,7 +133,7 @@ export class RankedPostings {
   constructor(
     private readonly weights: readonly number[],
     terms: string[],
-    packed: { start: Int32Array; docs: Int32Array; freqs: Float32Array },
+    packed: { start: Int32Array; docs: Int32Array; freqs: Float32Array | Uint16Array },
     docs: { rowids: Int32Array; lengths: Int32Array; hashes: Int32Array },
   ) {
     this.#terms = terms;

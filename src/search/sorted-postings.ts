@@ -6,7 +6,8 @@
 /** Documents (ascending) with a weighted frequency in each. */
 export interface Phrase {
   docs: Int32Array;
-  freqs: Float32Array;
+  /** Whole weighted frequencies are packed in 16 bits (RankedPostings), others as floats. */
+  freqs: Float32Array | Uint16Array;
 }
 
 export const EMPTY_DOCS = new Int32Array(0);
