@@ -9,13 +9,20 @@ export class ValuePool {
   readonly #strings = new Map<string, string>();
   readonly #last = new Map<string, object>();
 
+  /**
+   * @param shared a copy of a string kept elsewhere for longer (the store's attribute values), handed
+   * out before a copy of the pool's own: the store's indexes then share one copy of a title or URL.
+   */
+  constructor(private shared?: (value: string) => string) {}
+
   /** The pool's copy of a string equal to `value`. */
   string(value: string): string {
     if (value === '') return '';
     const found = this.#strings.get(value);
     if (found !== undefined) return found;
-    this.#strings.set(value, value);
-    return value;
+    const kept = this.shared?.(value) ?? value;
+    this.#strings.set(kept, kept);
+    return kept;
   }
 
   /**
@@ -25,6 +32,8 @@ export class ValuePool {
    */
   settle() {
     this.#strings.clear();
+    // Nor holds on to where shared copies came from (an index of another lifetime).
+    this.shared = undefined;
   }
 
   /**

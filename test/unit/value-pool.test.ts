@@ -16,6 +16,18 @@ describe('ValuePool', () => {
     assert.equal(pool.repeat('traits', { usage: 'casual' }).usage, 'casual');
   });
 
+  it('takes a string from where the store keeps it first, and stops asking once settled', () => {
+    const asked: string[] = [];
+    const pool = new ValuePool((value) => (asked.push(value), value));
+    pool.string('Navy Shirt');
+    pool.string('Navy Shirt');
+    pool.string('');
+    assert.deepEqual(asked, ['Navy Shirt'], 'once per string, never for the empty one');
+    pool.settle();
+    pool.string('Red Shirt');
+    assert.deepEqual(asked, ['Navy Shirt'], 'a built index no longer holds on to the store');
+  });
+
   it('shares an object with the previous one of its kind when every property is the same', () => {
     const pool = new ValuePool();
     const m = pool.repeat('traits', { usage: 'casual', logPrice: Number.NaN, price: null });

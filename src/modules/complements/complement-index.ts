@@ -225,7 +225,9 @@ export function candidateOf(
   vocabulary: StoreVocabulary,
   pool: ValuePool = new ValuePool(),
 ): Unplaced {
-  const labels = pool.repeat('labels', labelsOf(attributes));
+  const own = labelsOf(attributes);
+  own.title = pool.string(own.title);
+  const labels = pool.repeat('labels', own);
   const price = priceOf(attributes['Selling Price']);
   const imageUrl = pool.string(firstImageUrl(attributes));
   const raw = {
@@ -236,15 +238,15 @@ export function candidateOf(
     season: textOf(attributes.Season),
     hasImage: imageUrl !== '',
   };
-  const own = traitsOf(raw, {
+  const folded = traitsOf(raw, {
     audience: vocabulary.audience(labels.department).audience,
     colourClass: colourClassOf(labels.colour, vocabulary.colour(labels.colour)),
   });
   // Folded anew for each product: one copy of each value (a copy per colourway was 17 MB at 1M).
-  own.usage = pool.string(own.usage);
-  own.season = pool.string(own.season);
-  own.colourClass = pool.string(own.colourClass);
-  const traits = pool.repeat('traits', own);
+  folded.usage = pool.string(folded.usage);
+  folded.season = pool.string(folded.season);
+  folded.colourClass = pool.string(folded.colourClass);
+  const traits = pool.repeat('traits', folded);
   return pool.repeat('unplaced', {
     title: labels.title || code,
     category: labels.category,

@@ -31,6 +31,7 @@ import { categoricalScore, parseTaxonomy, priceBandScore, usageClashes, type Tax
 import { MAX_CATEGORIES } from '../../catalog/limits.js';
 import { ValuePool } from '../../storage/value-pool.js';
 import { storeRows } from '../../storage/store-rows.js';
+import { storeValues } from '../../catalog/attribute-columns.js';
 
 const REBUILD_AFTER = 5000;
 /** Stores whose pins a process keeps at most (a merchandiser pins a few products; the map is emptied past this). */
@@ -224,7 +225,8 @@ export class ComplementsService {
   async #build(store: Store, key: string, seq: number): Promise<StoreIndex> {
     const taxonomy = this.taxonomyOf(store);
     const vocabulary = this.vocabularyOf(store);
-    const pool = new ValuePool();
+    // Titles and image URLs: the store's copies where its listing or photo index holds them.
+    const pool = new ValuePool(storeValues(store.id).shared);
     const index = emptyIndex({ key, seq, taxonomy, vocabulary, pool }, storeRows(store.id));
     // Codes and their (pooled) parts side by side: no object per product while the labels are counted.
     const codes: string[] = [];

@@ -39,11 +39,16 @@ export class ListingRows {
   readonly created: string[] = [];
   readonly name: string[] = [];
   /** Family, colour, size, timestamps, names and cards repeat across a colourway's sizes: one copy each. */
-  readonly pool = new ValuePool();
+  readonly pool: ValuePool;
   #derived: ListingSnapshot | undefined;
 
-  constructor(readonly storeRows: StoreRows = new StoreRows()) {
+  constructor(
+    readonly storeRows: StoreRows = new StoreRows(),
+    /** The store's copies of attribute values (ValueDictionary.shared), until the listing is built. */
+    shared?: (value: string) => string,
+  ) {
     this.codes = storeRows.codes;
+    this.pool = new ValuePool(shared);
   }
 
   get rowCount(): number {

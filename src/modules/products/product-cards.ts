@@ -99,14 +99,15 @@ export class ProductCards {
   async #build(storeId: string): Promise<CardIndex> {
     // The sequence first: a change committed while reading is applied by the next follow.
     const seq = await this.deps.changeLog.latest(storeId);
+    const values = storeValues(storeId);
     const index: CardIndex = {
       seq,
       key: 'cards',
       cards: [],
       // The store's attribute values and rows, shared with its other indexes.
-      columns: new AttributeColumns(storeValues(storeId)),
+      columns: new AttributeColumns(values),
       held: 0,
-      rows: new ListingRows(storeRows(storeId)),
+      rows: new ListingRows(storeRows(storeId), values.shared),
     };
     for await (const page of this.deps.products.pageAll(storeId, { visibleOnly: true }))
       for (const product of page) place(index, product.code, product);
@@ -140,23 +141,26 @@ function place(index: CardIndex, code: string, product: ProductRecord | undefine
     return;
   }
   const { attributes } = product;
-  const row = index.rows.set(code, product)!;
+  const row = index.rows.storeRows.add(code);
+  // The attribute values first: the rows and the card take the store's copies of its strings.
+  // A listing's Size is a size that can be bought: an out-of-stock SKU's size neither matches a
+  // Size filter nor counts in the Size facet (its other attributes do).
+  index.columns.set(row, isInStock(attributes) ? attributes : withoutSize(attributes));
+  index.rows.set(code, product);
+  const { pool } = index.rows;
   const name = attributes['Product Name'];
-  const title = typeof name === 'string' && name.trim() !== '' ? name : code;
+  const title = typeof name === 'string' && name.trim() !== '' ? pool.string(name) : code;
   const card = productCardOf(attributes);
   if (index.cards[row] === undefined) index.held++;
   // A colourway's sizes show the same card: one object for them (cards are never changed in place).
-  const shown = index.rows.pool.repeat('card', {
+  const shown = pool.repeat('card', {
     title,
-    parent_code: card.parent_code,
-    image_url: card.image_url,
+    parent_code: card.parent_code === null ? null : pool.string(card.parent_code),
+    image_url: card.image_url === null ? null : pool.string(card.image_url),
     price: card.price,
     currency: card.currency,
   });
   setRow(index.cards, row, shown, undefined);
-  // A listing's Size is a size that can be bought: an out-of-stock SKU's size neither matches a
-  // Size filter nor counts in the Size facet (its other attributes do).
-  index.columns.set(row, isInStock(attributes) ? attributes : withoutSize(attributes));
 }
 
 function withoutSize(attributes: Record<string, unknown>): Record<string, unknown> {

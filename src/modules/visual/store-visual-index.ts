@@ -65,7 +65,7 @@ export class StoreVisualIndex implements LiveIndex {
   readonly #urlsOfRow: Array<string[] | undefined> = [];
   readonly #urlsOf = { product: new Map<string, string[]>(), asset: new Map<string, string[]>() };
   /** URLs, parent codes and URL lists repeat across a colourway's sizes: one copy each. */
-  readonly #pool = new ValuePool();
+  readonly #pool: ValuePool;
   /** Per column, the rows its owners resolve to; per row, its family number. Rebuilt after any change. */
   #resolved:
     | { start: Int32Array; rows: Int32Array; family: Int32Array; familyColour: Int32Array; unindexed: number }
@@ -86,6 +86,8 @@ export class StoreVisualIndex implements LiveIndex {
     rows = new StoreRows(),
   ) {
     this.#attributes = new AttributeColumns(values);
+    // Until built, URLs and parent codes are the store's copies (its listing's too) where it has them.
+    this.#pool = new ValuePool(values.shared);
     this.#rows = rows;
     this.#codes = rows.codes;
     this.generation = generation;
@@ -118,8 +120,8 @@ export class StoreVisualIndex implements LiveIndex {
       }
     }
     this.#visible[row] = isVisibleStatus(status) ? 1 : 0;
-    setRow(this.#parentOf, row, status === null || !parent ? null : this.#pool.string(parent), undefined);
     this.#attributes.set(row, attributes ?? {});
+    setRow(this.#parentOf, row, status === null || !parent ? null : this.#pool.string(parent), undefined);
     // URLs set before the product had a row.
     const early = this.#urlsOf.product.get(code);
     if (early) {
