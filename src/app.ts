@@ -82,8 +82,12 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   });
   // The time the server spent on the answer until it was sent (a streamed body: until it started), for
   // browsers' developer tools and for measuring from outside without the network in the figure.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
+  // A call forwarded to the process serving a large store carries that process's own figure on as
+  // `serving;dur=` beside this process's (which includes the hop).
+  app.addHook('onSend', async (request, reply, payload) => {
+    const serving = request.headers['x-no-compression'] === 'forwarded' ? reply.getHeader('server-timing') : undefined;
+    const own = /app;dur=([\d.]+)/.exec(typeof serving === 'string' ? serving : '')?.[1];
+    reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(2)}${own ? `, serving;dur=${own}` : ''}`);
     return payload;
   });
   registerReplicaRouting(app, {

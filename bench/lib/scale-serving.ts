@@ -14,9 +14,11 @@ import { Agent, fetch as undiciFetch } from 'undici';
 // one store: the same calls at 44k and at 1M in the same run (scale.bench.ts).
 
 export interface Timed {
-  /** Server-side p50 / p99 in ms. */
+  /** Server-side p50 / p99 in ms, as the process serving the store timed them (`serving;dur` of a forwarded call). */
   p50: number;
   p99: number;
+  /** What forwarding added to the calls another process forwarded (its `app;dur` less `serving;dur`), ms each. */
+  hops: number[];
   /** Non-2xx answers (each is a failure of the bench). */
   failures: number;
 }
@@ -38,6 +40,7 @@ export async function timeCalls(
   spread = false,
 ): Promise<Timed> {
   const times: number[] = [];
+  const hops: number[] = [];
   let failures = 0;
   let example = '';
   for (let i = 0; i < warm + count; i++) {
@@ -63,12 +66,15 @@ export async function timeCalls(
       continue;
     }
     if (i < warm) continue;
-    const timing = /app;dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '');
-    if (timing) times.push(Number(timing[1]));
+    const header = response.headers.get('server-timing') ?? '';
+    const timing = /app;dur=([\d.]+)/.exec(header);
+    const serving = /serving;dur=([\d.]+)/.exec(header);
+    if (timing) times.push(Number((serving ?? timing)[1]));
+    if (timing && serving) hops.push(Number(timing[1]) - Number(serving[1]));
   }
   if (example) console.log(`scale.bench: ${failures} failed, e.g. ${example}`);
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), failures };
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), hops, failures };
 }
 
 /** A real product photo of the shared dataset, for search by photo (undefined without it). */

@@ -16,6 +16,7 @@ interface Answer {
   status: number;
   body: string;
   encoding: string | undefined;
+  timing: string;
 }
 
 /** One request on a connection of its own (node:cluster hands each connection to the next process). */
@@ -32,7 +33,14 @@ function call(
     const request = http.request(url, { method: options.method ?? 'GET', agent: false, headers }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, encoding: res.headers['content-encoding'] }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body,
+          encoding: res.headers['content-encoding'],
+          timing: String(res.headers['server-timing'] ?? ''),
+        }),
+      );
     });
     request.on('error', reject);
     if (options.body !== undefined && options.chunked) {
@@ -105,6 +113,20 @@ for (const dialect of DIALECTS) {
         // A forwarded answer goes out as the serving process encoded it (a small one: not compressed).
         const encoded = await Promise.all(Array.from({ length: 4 }, () => search(large, true)));
         assert.deepEqual(new Set(encoded.map((answer) => answer.encoding)), new Set([undefined]));
+        // Server-Timing: this process's figure (the hop in it), and a forwarded call's serving process's own.
+        const timings = answers.map((answer) => answer.timing);
+        assert.ok(
+          timings.every((timing) => /^app;dur=[\d.]+/.test(timing)),
+          timings.join(' | '),
+        );
+        assert.ok(
+          timings.some((timing) => /^app;dur=[\d.]+, serving;dur=[\d.]+$/.test(timing)),
+          timings.join(' | '),
+        );
+        assert.ok(
+          smallAnswers.every((answer) => !answer.timing.includes('serving')),
+          'a small store is served where the call arrives',
+        );
       });
 
       it('forwards writes with their bodies, with and without a length, and their errors', async () => {
