@@ -213,10 +213,12 @@ export function byRank(a: { candidate: Candidate; score: number }, b: { candidat
   );
 }
 
-/** Bytes one candidate costs in memory (its code, map entry and slots, its share of a colourway's labels
- * and traits): 282 measured in one process on the generated catalog's first 300,000 products (heap and
- * buffers after a full collection; 330 as objects of their own). */
-export const BYTES_PER_CANDIDATE = 300;
+/** Bytes one candidate costs in memory (its slots, its share of a colourway's labels and traits; its
+ * code and row are the store's): 282 measured in one process on the generated catalog's first 300,000
+ * products with a map and codes of its own (heap and buffers after a full collection; 330 as objects of
+ * their own); stores of 2,000 products 463 KB each with the store's rows and strings shared, 0.65× the
+ * estimate with 300 (bench/index-memory.bench.ts). */
+export const BYTES_PER_CANDIDATE = 180;
 
 /** A product's candidate before it is placed (placement needs the whole store's labels first). */
 export function candidateOf(

@@ -13,9 +13,11 @@ import { storeRows } from '../../storage/store-rows.js';
 const PAGE = 5000;
 
 /** Bytes per product row and per image column (the vector's bytes live in the vision thread, counted
- * too): measured on the generated 1M catalog, 556 MB for 1M products and 328k images; and of a store's
- * index beside them (stores of 500 and 2,000 products measured 1.1× the estimate with 4 KB). */
-const BYTES_PER_PRODUCT = 550;
+ * too): measured on the generated 1M catalog, 556 MB for 1M products and 328k images before the
+ * store's rows, strings and distinct values were shared with its other indexes, about 290 MB after
+ * (heap snapshot); and of a store's index beside them. A store of 2,000 products measured 362 KB
+ * against 1,090 estimated with 550 bytes a product (bench/index-memory.bench.ts). */
+const BYTES_PER_PRODUCT = 200;
 const BYTES_PER_STORE = 16 * 1024;
 const BYTES_PER_IMAGE = 200;
 
