@@ -35,7 +35,8 @@ export interface CatalogListing {
 
 /**
  * Bytes of one product in memory (its share of a colourway's card, its row of attribute ids and
- * listing fields, map entries): measured, heap and array buffers, on the generated 1M catalog (411 B);
+ * listing fields, and the store's row of its code, which the listing is usually the first index to
+ * number): measured, heap and array buffers, on the generated 1M catalog (411 B, with rows of its own);
  * and of a store's listing beside its products (columns, value pools, the snapshot's arrays). With 256 B
  * for the latter, a store of 2,000 products cost 1.2× its estimate (30 stores measured in one process
  * after a full collection, with complete the look that is built with it), 500 products 1.5×.
