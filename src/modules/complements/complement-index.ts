@@ -59,9 +59,12 @@ export class CandidateSlots {
     return slot !== undefined && this.shared[slot] !== undefined ? slot : undefined;
   }
 
+  /** Puts a product in its slot; one that was indexed already leaves its old bucket. */
   add(code: string, shared: Shared, bucket: Bucket): number {
     const slot = this.rows.add(code);
-    if (this.shared[slot] === undefined) this.count++;
+    const old = this.bucket[slot];
+    if (old) old.items.splice(old.items.indexOf(slot), 1);
+    else this.count++;
     setRow(this.shared, slot, shared, undefined);
     setRow(this.bucket, slot, bucket, undefined);
     return slot;
@@ -304,8 +307,6 @@ export function putCandidate(index: StoreIndex, code: string, shared: Shared) {
     bucket = { sample: shared.traits, items: [] };
     audience.set(key, bucket);
   }
-  // A product has one slot (its row): indexed already, it leaves its old bucket first.
-  removeCandidate(index, code);
   const slot = index.slots.add(code, shared, bucket);
   insertSorted(index.slots, bucket.items, slot);
 }
