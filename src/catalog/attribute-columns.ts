@@ -56,7 +56,7 @@ export class ValueDictionary {
    * (each read its own copy from the database: 20–30 MB an index at 1M products).
    */
   shared = (value: string): string => {
-    const id = this.#ids.get(value.trim().toLowerCase());
+    const id = this.#ids.get(foldValue(value)!);
     if (id === undefined) return value;
     if (this.display[id] === value) return this.display[id];
     return this.values[id] === value ? this.values[id] : value;
