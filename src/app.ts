@@ -39,7 +39,7 @@ import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.js
 import { clientErrorHandler, frameworkErrors, registerRequestGuards } from './http/request-guards.js';
 import { MAX_PARAM_LENGTH } from './catalog/limits.js';
 import { lazySerializers } from './http/lazy-serializers.js';
-import { registerStoreForwarding } from './http/store-forwarding.js';
+import { handedOn, registerStoreForwarding } from './http/store-forwarding.js';
 
 // A caller's request id is echoed when it is a plausible id; anything else gets a fresh UUID.
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -85,7 +85,7 @@ export async function buildApp(container: Container, options: BuildAppOptions = 
   // A call forwarded to the process serving a large store carries that process's own figure on as
   // `serving;dur=` beside this process's (which includes the hop).
   app.addHook('onSend', async (request, reply, payload) => {
-    const serving = request.headers['x-no-compression'] === 'forwarded' ? reply.getHeader('server-timing') : undefined;
+    const serving = handedOn(request) ? reply.getHeader('server-timing') : undefined;
     const own = /app;dur=([\d.]+)/.exec(typeof serving === 'string' ? serving : '')?.[1];
     reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(2)}${own ? `, serving;dur=${own}` : ''}`);
     return payload;

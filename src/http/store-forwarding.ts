@@ -11,11 +11,19 @@ import { secretsEqual } from '../modules/stores/api-tokens.js';
 
 const PEER_SECRET_HEADER = 'x-vitrine-peer';
 const CLIENT_IP_HEADER = 'x-vitrine-client-ip';
+/** @fastify/compress's opt-out header, which also marks a call this process handed on (`handedOn`). */
+const NO_COMPRESSION = 'x-no-compression';
+const HANDED_ON = 'forwarded';
 
 /** A call another API process of this group forwarded here (never forwarded again). */
 export function isForwarded(request: FastifyRequest): boolean {
   const presented = request.headers[PEER_SECRET_HEADER];
   return PEER_SECRET !== '' && typeof presented === 'string' && secretsEqual(presented, PEER_SECRET);
+}
+
+/** A call this process handed to the process serving its store (the answer is that process's). */
+export function handedOn(request: FastifyRequest): boolean {
+  return request.headers[NO_COMPRESSION] === HANDED_ON;
 }
 
 /** The caller's address: the forwarding process's word for a forwarded call. */
@@ -72,7 +80,7 @@ export async function registerStoreForwarding(
     });
     // The serving process's answer goes out as it came (compressed or not): @fastify/compress's own opt-out,
     // set once the headers above were copied for the serving process.
-    request.headers['x-no-compression'] = 'forwarded';
+    request.headers[NO_COMPRESSION] = HANDED_ON;
     return true;
   };
 }
