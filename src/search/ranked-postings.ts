@@ -1,6 +1,8 @@
 import type { StoredTextDoc } from './text-index.js';
+import type { StoreRows } from '../storage/store-rows.js';
 import { codeHash, foldedTokens, weighted } from './posting-terms.js';
-import { EMPTY_DOCS, grown, intersection, IntList, summed, union, type Phrase } from './sorted-postings.js';
+import { EMPTY_DOCS, grown, intersection, summed, union, type Phrase } from './sorted-postings.js';
+import type { TitleSequences } from './title-sequences.js';
 import { kthLargest } from '../storage/kth-largest.js';
 
 /**
@@ -10,9 +12,10 @@ import { kthLargest } from '../storage/kth-largest.js';
  * every match, reading each one's size record: 150 ms for a word 220,000 of 1M products carry. Here
  * the same ranking walks typed arrays (bench/scale.bench.ts).
  *
- * Documents are numbered in the order they were added (the build reads them by rowid); following the
- * catalog marks replaced documents dead and appends their new versions, whose postings live in a
- * small tail beside the packed ones until the next build.
+ * Documents are numbered in the order they were added (the build reads them by rowid, PostingsBuilder);
+ * following the catalog marks replaced documents dead and appends their new versions, whose postings
+ * live in a small tail beside the packed ones until the next build. Each document also keeps its
+ * product's store row and its title's words in order, so a hit is answered without reading it back.
  */
 
 /** bm25's parameters as FTS5 fixes them (fts5_aux.c). */
@@ -28,84 +31,17 @@ export interface PostingsAlternative {
 /** A query for the postings: an AND of clauses, each an OR of alternatives (FTS5 phrases, in order). */
 export type PostingsQuery = PostingsAlternative[][];
 
+/** A match as search reads it (a TextHit), with its document's rowid in the engine's index. */
 export interface RankedHit {
   rowid: number;
   /** bm25 as FTS5 gives it, negated: higher is better. */
-  score: number;
-  /** The hash of the document's product code (codeHash): a rowid read back with another code is a stale index. */
-  codeHash: number;
-}
-
-/** Collects documents in read order, then packs them (`finish`). */
-export class PostingsBuilder {
-  readonly #termIds = new Map<string, number>();
-  readonly #terms: string[] = [];
-  readonly #docTerms = new IntList(1 << 16);
-  readonly #docFreqs = new IntList(1 << 16);
-  readonly #docStart = new IntList();
-  readonly #rowids = new IntList();
-  readonly #lengths = new IntList();
-  readonly #hashes = new IntList();
-  readonly #weights: readonly number[];
-
-  constructor(weights: readonly number[]) {
-    this.#weights = weights;
-    this.#docStart.push(0);
-  }
-
-  add(doc: StoredTextDoc) {
-    const { frequencies, length } = weighted(doc.columns, this.#weights);
-    for (const [term, frequency] of frequencies) {
-      let id = this.#termIds.get(term);
-      if (id === undefined) {
-        id = this.#terms.length;
-        this.#terms.push(term);
-        this.#termIds.set(term, id);
-      }
-      this.#docTerms.push(id);
-      this.#docFreqs.push(frequency);
-    }
-    this.#docStart.push(this.#docTerms.length);
-    this.#rowids.push(doc.rowid);
-    this.#lengths.push(length);
-    this.#hashes.push(codeHash(doc.code));
-  }
-
-  /** The packed index: terms sorted (prefixes are ranges), each term's documents in read order. */
-  finish(): RankedPostings {
-    const order = this.#terms.map((_, id) => id).sort((a, b) => (this.#terms[a] < this.#terms[b] ? -1 : 1));
-    const idOf = new Int32Array(order.length);
-    order.forEach((old, id) => (idOf[old] = id));
-    const start = new Int32Array(order.length + 1);
-    const docTerms = this.#docTerms.values;
-    for (let i = 0; i < this.#docTerms.length; i++) start[idOf[docTerms[i]] + 1]++;
-    for (let t = 0; t < order.length; t++) start[t + 1] += start[t];
-    const docs = new Int32Array(this.#docTerms.length);
-    // Frequencies are whole (whole column weights): 16 bits hold them unless a word repeats thousands
-    // of times in a document (22 MB less than floats at 1M products).
-    const narrow = this.#docFreqs.values.subarray(0, this.#docTerms.length).every((f) => f >= 0 && f <= 0xffff);
-    const freqs = narrow ? new Uint16Array(this.#docTerms.length) : new Float32Array(this.#docTerms.length);
-    const fill = start.slice(0, order.length);
-    const docStart = this.#docStart.values;
-    for (let doc = 0; doc < this.#rowids.length; doc++) {
-      for (let i = docStart[doc]; i < docStart[doc + 1]; i++) {
-        const at = fill[idOf[docTerms[i]]]++;
-        docs[at] = doc;
-        freqs[at] = this.#docFreqs.values[i];
-      }
-    }
-    const n = this.#rowids.length;
-    return new RankedPostings(
-      this.#weights,
-      order.map((old) => this.#terms[old]),
-      { start, docs, freqs },
-      {
-        rowids: this.#rowids.values.slice(0, n),
-        lengths: this.#lengths.values.slice(0, n),
-        hashes: this.#hashes.values.slice(0, n),
-      },
-    );
-  }
+  relevance: number;
+  /** The product's code, as the store's row numbering holds it: a rowid read back with another code is a stale index. */
+  productCode: string;
+  /** The product's row in that numbering. */
+  row: number;
+  /** Whether the title has the asked phrase's words contiguously, in order (search's phrase tier). */
+  titlePhrase: boolean;
 }
 
 export class RankedPostings {
@@ -119,6 +55,10 @@ export class RankedPostings {
   #rowids: Int32Array;
   #lengths: Int32Array;
   #hashes: Int32Array;
+  /** Each document's product row in the store's numbering. */
+  #rows: Int32Array;
+  readonly #numbering: StoreRows;
+  readonly #titles: TitleSequences;
   #dead: Uint8Array;
   /** Documents numbered so far (live and dead). */
   #count: number;
@@ -134,7 +74,14 @@ export class RankedPostings {
     private readonly weights: readonly number[],
     terms: string[],
     packed: { start: Int32Array; docs: Int32Array; freqs: Float32Array | Uint16Array },
-    docs: { rowids: Int32Array; lengths: Int32Array; hashes: Int32Array },
+    docs: {
+      rowids: Int32Array;
+      lengths: Int32Array;
+      hashes: Int32Array;
+      rows: Int32Array;
+      titles: TitleSequences;
+      numbering: StoreRows;
+    },
   ) {
     this.#terms = terms;
     terms.forEach((term, id) => this.#termIds.set(term, id));
@@ -142,6 +89,9 @@ export class RankedPostings {
     this.#rowids = docs.rowids;
     this.#lengths = docs.lengths;
     this.#hashes = docs.hashes;
+    this.#rows = docs.rows;
+    this.#titles = docs.titles;
+    this.#numbering = docs.numbering;
     this.#count = docs.rowids.length;
     this.#built = this.#count;
     this.#live = this.#count;
@@ -161,25 +111,28 @@ export class RankedPostings {
     return this.#count - this.#built + (this.#count - this.#live);
   }
 
-  /** Rough bytes held: postings (8 a posting), the per-document arrays, the terms. */
+  /** Rough bytes held: postings (8 a posting), the per-document arrays, the titles, the terms. */
   get bytes(): number {
     return (
       this.#packed.docs.length * 8 +
       this.#tailPostings * 24 +
-      this.#rowids.length * 13 +
+      this.#rowids.length * 17 +
+      this.#titles.bytes +
       this.#slots.length * 4 +
       (this.#terms.length + this.#addedTerms.length) * 80
     );
   }
 
-  /** Documents (live ones) whose code hashes like `code`: the candidates a follow checks by rowid. */
-  docsLike(code: string): Array<{ doc: number; rowid: number }> {
+  /** The live documents of a product code: what a follow checks by rowid. */
+  docsOf(code: string): Array<{ doc: number; rowid: number; code: string }> {
     const hash = codeHash(code);
     const mask = this.#slots.length - 1;
-    const found: Array<{ doc: number; rowid: number }> = [];
+    const codes = this.#numbering.codes;
+    const found: Array<{ doc: number; rowid: number; code: string }> = [];
     for (let slot = hash & mask; this.#slots[slot] !== 0; slot = (slot + 1) & mask) {
       const doc = this.#slots[slot] - 1;
-      if (this.#hashes[doc] === hash && !this.#dead[doc]) found.push({ doc, rowid: this.#rowids[doc] });
+      if (this.#hashes[doc] === hash && !this.#dead[doc] && codes[this.#rows[doc]] === code)
+        found.push({ doc, rowid: this.#rowids[doc], code });
     }
     return found;
   }
@@ -208,9 +161,11 @@ export class RankedPostings {
       tail.freqs.push(frequency);
       this.#tailPostings++;
     }
+    this.#titles.add(foldedTokens(posted.columns[0] ?? '').map((token) => this.#termIds.get(token)!));
     this.#rowids[doc] = posted.rowid;
     this.#lengths[doc] = length;
     this.#hashes[doc] = codeHash(posted.code);
+    this.#rows[doc] = this.#numbering.add(posted.code);
     this.#count++;
     this.#live++;
     this.#tokens += length;
@@ -229,10 +184,18 @@ export class RankedPostings {
   }
 
   /**
-   * The best `limit` matches by bm25 (FTS5's, column weights as built), equal scores in rowid order:
-   * what `ORDER BY bm25(...), rowid LIMIT n` answers. `sampleEvery` keeps only rowids divisible by it.
+   * The best `limit` matches by bm25 (FTS5's, column weights as built), equal scores at the cut taken in
+   * rowid order: what `ORDER BY bm25(...), rowid LIMIT n` keeps; best first, equal scores by code (as
+   * the engine's search orders them). `sampleEvery` keeps only rowids divisible by it.
+   * `phrase`: the analysed words whose presence in order in each hit's title is told (`titlePhrase`).
    */
-  search(query: PostingsQuery, mode: 'all' | 'any', limit: number, sampleEvery = 1): RankedHit[] {
+  search(
+    query: PostingsQuery,
+    mode: 'all' | 'any',
+    limit: number,
+    sampleEvery = 1,
+    phrase: string[] = [],
+  ): RankedHit[] {
     const rowids = this.#rowids;
     // Each alternative is one FTS5 phrase; bm25 sums the phrases in query order.
     const phrases = query.map((clause) => clause.map((alt) => this.#phrase(alt)));
@@ -263,10 +226,36 @@ export class RankedPostings {
       chosen = kept;
       chosenScore = keptScore;
     }
+    const phraseIds = this.#phraseIds(phrase);
+    const codes = this.#numbering.codes;
     const hits = new Array<RankedHit>(chosen.length);
-    for (let i = 0; i < chosen.length; i++)
-      hits[i] = { rowid: rowids[chosen[i]], score: chosenScore[i], codeHash: this.#hashes[chosen[i]] };
-    return hits.sort((x, y) => y.score - x.score || x.rowid - y.rowid);
+    for (let i = 0; i < chosen.length; i++) {
+      const doc = chosen[i];
+      hits[i] = {
+        rowid: rowids[doc],
+        relevance: chosenScore[i],
+        productCode: codes[this.#rows[doc]],
+        row: this.#rows[doc],
+        titlePhrase: phraseIds !== undefined && this.#titles.hasPhrase(doc, phraseIds),
+      };
+    }
+    return hits.sort(
+      (x, y) =>
+        y.relevance - x.relevance || (x.productCode < y.productCode ? -1 : x.productCode > y.productCode ? 1 : 0),
+    );
+  }
+
+  /** A phrase's words as term ids, folded as titles are; undefined when some word is in no document (or none is asked). */
+  #phraseIds(phrase: string[]): Int32Array | undefined {
+    const tokens = phrase.flatMap((word) => foldedTokens(word));
+    if (tokens.length === 0) return undefined;
+    const ids = new Int32Array(tokens.length);
+    for (let i = 0; i < tokens.length; i++) {
+      const id = this.#termIds.get(tokens[i]);
+      if (id === undefined) return undefined;
+      ids[i] = id;
+    }
+    return ids;
   }
 
   /** The documents (ascending) with every clause ('all') or any ('any'). */
@@ -377,6 +366,7 @@ export class RankedPostings {
     this.#rowids = grown(this.#rowids, capacity);
     this.#lengths = grown(this.#lengths, capacity);
     this.#hashes = grown(this.#hashes, capacity);
+    this.#rows = grown(this.#rows, capacity);
     this.#dead = grown(this.#dead, capacity);
   }
 }

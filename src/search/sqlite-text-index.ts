@@ -274,25 +274,15 @@ class FtsDocuments implements TextDocuments {
 
   // `+store_id`: by rowid, not through the (store_id, product_code) index, which the planner
   // otherwise prefers and which walks the whole store (100 ms at 1M products).
-  async present(storeId: string, rowids: number[]): Promise<Set<number>> {
-    if (rowids.length === 0) return new Set();
-    const { rows } = await sql<{ id: number }>`
-      SELECT id FROM search_docs
-      WHERE id IN (SELECT value FROM json_each(${JSON.stringify(rowids)})) AND +store_id = ${storeId}`.execute(
-      this.storage.db,
-    );
-    return new Set(rows.map((row) => Number(row.id)));
-  }
-
-  async hits(storeId: string, rowids: number[]) {
-    const found = new Map<number, { productCode: string; titleTerms: string }>();
+  async codesAt(storeId: string, rowids: number[]) {
+    const found = new Map<number, string>();
     if (rowids.length === 0) return found;
-    const { rows } = await sql<{ id: number; product_code: string; title_terms: string }>`
-      SELECT id, product_code, title_terms FROM search_docs
+    const { rows } = await sql<{ id: number; product_code: string }>`
+      SELECT id, product_code FROM search_docs
       WHERE id IN (SELECT value FROM json_each(${JSON.stringify(rowids)})) AND +store_id = ${storeId}`.execute(
       this.storage.db,
     );
-    for (const row of rows) found.set(Number(row.id), { productCode: row.product_code, titleTerms: row.title_terms });
+    for (const row of rows) found.set(Number(row.id), row.product_code);
     return found;
   }
 }

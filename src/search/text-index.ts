@@ -16,12 +16,15 @@ export interface IndexedDoc {
   surfaceTerms: string[];
 }
 
-/** A match: its code, its analyzed title (for phrase matches) and relevance (titles for display come from the listing). */
-export interface TextHit {
-  productCode: string;
-  titleTerms: string;
-  relevance: number;
-}
+/**
+ * A match: its code, its relevance and, for phrase matches, its analyzed title or (where the ranking
+ * knew the query's words) whether the title holds them in order (titles for display come from the listing).
+ */
+export type TextHit = { productCode: string; relevance: number } & (
+  | { titleTerms: string }
+  /** `row`: the product's row in the store's row numbering of this process (storeRows). */
+  | { titlePhrase: boolean; row: number }
+);
 
 export type MatchMode = 'all' | 'any';
 
@@ -51,10 +54,8 @@ export interface TextDocuments {
   page(storeId: string, afterRowid: number, size: number): Promise<StoredTextDoc[]>;
   /** The current documents of these product codes. */
   ofCodes(storeId: string, codes: string[]): Promise<StoredTextDoc[]>;
-  /** Which of these rowids the store's index still holds. */
-  present(storeId: string, rowids: number[]): Promise<Set<number>>;
-  /** Product code and analysed title of each rowid still held. */
-  hits(storeId: string, rowids: number[]): Promise<Map<number, { productCode: string; titleTerms: string }>>;
+  /** The product code of each of these rowids the store's index still holds. */
+  codesAt(storeId: string, rowids: number[]): Promise<Map<number, string>>;
 }
 
 /** The engine-specific full-text index (SQLite FTS5 / PostgreSQL tsvector + GIN). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { personalScore, PERSONAL_WEIGHT } from '../../src/modules/search/discovery.js';
-import { shapeScore } from '../../src/modules/search/result-lists.js';
+import { shapeScore } from '../../src/modules/search/scored-hits.js';
 
 describe('personalScore: a shopper’s taste moves a hit only within its relevance band', () => {
   it('never lifts a lower band above a higher one, whatever the affinities', () => {

@@ -5,7 +5,6 @@ import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.j
 import {
   analyzeSynonyms,
   commonWordRelaxations,
-  containsPhrase,
   matchEstimate,
   planQuery,
   relaxations,
@@ -22,14 +21,11 @@ import type { Store } from '../stores/store.js';
 import type { SearchIndexer } from './search-indexer.js';
 import * as repo from './search.repository.js';
 import { correction } from './query-correction.js';
+import { storeRows, type StoreRows } from '../../storage/store-rows.js';
+import { byScore, ScoredHits, titleHasPhrase, type SearchResult } from './scored-hits.js';
 import { PostingsIndex } from './postings-index.js';
 import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
-
-export interface SearchResult {
-  product_code: string;
-  score: number;
-}
 
 /** Everything a query matches, best first (at most the ranked window), and how it was read. */
 export interface ResultList {
@@ -38,18 +34,11 @@ export interface ResultList {
   correctedQuery: string | null;
   /** Nothing had every word: the hits are for the query with its least specific words dropped. */
   relaxed: boolean;
-}
-
-/**
- * Score in (0, 1], best first (documented in the OpenAPI description):
- * 1 for an exact product_code / parent_code; otherwise (tier + r / (r + 1)) / 4 with tier 2 for
- * a phrase match in the title (all words in order), 1 for all words anywhere, 0.5 for all words
- * with some matched only by the audience or colour family the catalog vocabulary resolved, 0 for some words,
- * and r the engine's relevance (bm25 / ts_rank with title and category weighted above the rest).
- */
-export function shapeScore(tier: number, relevance: number): number {
-  const r = Math.max(relevance, 0);
-  return Math.max((tier + r / (r + 1)) / 4, 1e-6);
+  /**
+   * The store's row numbering the hits' rows are in, when the ranking knew them (large stores' postings);
+   * weak, so a kept list does not hold a numbering every index of the store has dropped.
+   */
+  numbering?: WeakRef<StoreRows>;
 }
 
 /** A store's typo vocabulary (LiveStoreIndex): `seq` is the search index's cursor when it was last read. */
@@ -314,10 +303,10 @@ export class ResultLists {
     scored: ScoredHits,
   ) {
     const all = await this.#textSearch(store, cursor, plan, 'all', limit);
-    for (const hit of all) scored.add(hit, containsPhrase(hit.titleTerms.split(' '), plan.tokens) ? 2 : 1);
+    scored.addAll(all, (hit) => (titleHasPhrase(hit, plan.tokens) ? 2 : 1));
     if (all.length >= limit || wide === plan) return all.length < limit;
     const more = await this.deps.textIndex.search(store.id, wide, 'all', limit);
-    for (const hit of more) scored.add(hit, 0.5);
+    scored.addAll(more, () => 0.5);
     return more.length < limit;
   }
 
@@ -337,8 +326,7 @@ export class ResultLists {
       this.deps.products.visibleByExactCode(store.id, query, window),
       this.#vocabularyAfterWrites(store, options),
     ]);
-    const results = new Map<string, SearchResult>();
-    for (const hit of exact) results.set(hit.code, { product_code: hit.code, score: 1 });
+    const exactHits: SearchResult[] = exact.map((hit) => ({ product_code: hit.code, score: 1 }));
     const wide = planQuery(query, vocabulary, this.synonymsOf(store), {
       lastWordIsPrefix,
       concepts: true,
@@ -346,23 +334,25 @@ export class ResultLists {
     });
     const plan = withoutConcepts(wide);
     let relaxed = false;
-    const scored = new ScoredHits(results.keys());
+    const scored = new ScoredHits(exact.map((hit) => hit.code));
     if (plan.clauses.length > 0) {
       await this.#everyWord(store, cursor, plan, wide, window, scored);
       // Nothing has every word: the query relaxed, its most common (least specific) words dropped first.
-      if (scored.hits.length === 0 && results.size === 0) {
+      if (scored.hits.length === 0 && exactHits.length === 0) {
         for (const partial of [...relaxations(plan, vocabulary), ...commonWordRelaxations(plan, vocabulary)]) {
-          for (const hit of await this.#textSearch(store, cursor, partial, 'all', window)) scored.add(hit, 0);
+          scored.addAll(await this.#textSearch(store, cursor, partial, 'all', window), () => 0);
           if (scored.hits.length > 0) break;
         }
         relaxed = scored.hits.length > 0;
       }
     }
     const visible = current ? scored.hits : await this.#visible(store.id, scored.hits);
-    for (const hit of visible) results.set(hit.product_code, hit);
-    const hits = [...results.values()].sort(byScore).slice(0, window);
+    // The exact codes were left out of the scored hits: each product is once in the two.
+    const hits = (exactHits.length > 0 ? [...exactHits, ...visible] : visible).sort(byScore).slice(0, window);
     const correctedQuery = hits.length > 0 && !relaxed ? correction(query, vocabulary, this.analyzerOf(store)) : null;
-    return { list: { hits, correctedQuery, relaxed }, current };
+    // Rows were given by the postings, which hold the store's numbering: it is the one now.
+    const numbering = hits.some((hit) => hit.row !== undefined) ? new WeakRef(storeRows(store.id)) : undefined;
+    return { list: { hits, correctedQuery, relaxed, numbering }, current };
   }
 
   /**
@@ -378,23 +368,3 @@ export class ResultLists {
     return hits.filter((hit) => visible.has(hit.product_code));
   }
 }
-
-/** Text hits scored once each: a product keeps the first (best) tier it was found in. */
-class ScoredHits {
-  readonly hits: SearchResult[] = [];
-  readonly #seen: Set<string>;
-
-  constructor(already: Iterable<string> = []) {
-    this.#seen = new Set(already);
-  }
-
-  add(hit: TextHit, tier: number) {
-    if (this.#seen.has(hit.productCode)) return;
-    this.#seen.add(hit.productCode);
-    this.hits.push({ product_code: hit.productCode, score: shapeScore(tier, hit.relevance) });
-  }
-}
-
-/** Best first; equal scores by product_code. */
-const byScore = (a: SearchResult, b: SearchResult) =>
-  b.score - a.score || (a.product_code < b.product_code ? -1 : a.product_code > b.product_code ? 1 : 0);

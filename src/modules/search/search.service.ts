@@ -21,14 +21,15 @@ import { vocabularyForStore } from '../../catalog/vocabulary/store-vocabulary.js
 import { CANONICAL_FIELDS } from '../../catalog/product-fields.js';
 import type { GroupVariants } from '../../catalog/variants.js';
 import type { ListingSnapshot, ListingSort } from '../products/catalog-listing.js';
-import { ResultLists, type ResultList, type SearchResult } from './result-lists.js';
+import { ResultLists, type ResultList } from './result-lists.js';
+import type { SearchResult } from './scored-hits.js';
 import { cardOf, discover, type Candidates, type DiscoveryCard, type DiscoveryQuery } from './discovery.js';
 import { activeRules, NO_RULES, parseSearchRules, type SearchRule } from './search-rules.js';
 import { suggest, type Suggestions } from './suggestions.js';
 import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
 
-export { shapeScore, type SearchResult } from './result-lists.js';
+export { shapeScore, type SearchResult } from './scored-hits.js';
 
 /** A hit as answered: the ranked result with its card, and with grouping its family's variants and sizes. */
 export type SearchHit = Omit<SearchResult, 'score'> & { title: string; score?: number } & ProductCard & {
@@ -309,8 +310,10 @@ export class SearchService {
     const rows = new Int32Array(list.hits.length);
     const scores = new Float64Array(list.hits.length);
     let n = 0;
+    // Rows the ranking gave are in the listing's numbering when it is the list's (no lookup by code).
+    const known = list.numbering !== undefined && list.numbering.deref() === listing.rowOf;
     for (const hit of list.hits) {
-      const row = listing.rowOf.get(hit.product_code);
+      const row = known && hit.row !== undefined ? hit.row : listing.rowOf.get(hit.product_code);
       if (row === undefined || !listing.rows.live[row]) continue;
       rows[n] = row;
       scores[n++] = hit.score;
