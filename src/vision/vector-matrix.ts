@@ -6,6 +6,8 @@
 export class VectorMatrix {
   data: Uint8Array;
   capacity: number;
+  /** Whether a column was set since the last scan (`fit`). */
+  #changed = false;
 
   constructor(
     readonly dimensions: number,
@@ -20,6 +22,19 @@ export class VectorMatrix {
     if (column >= this.capacity) this.#grow(column + 1);
     const { data, capacity } = this;
     for (let d = 0; d < this.dimensions; d++) data[d * capacity + column] = codes[d];
+    this.#changed = true;
+  }
+
+  /**
+   * Before a scan of the first `used` columns (every column the index numbered): once a scan finds
+   * nothing set since the one before (no build under way), capacity past a tenth over `used` is given
+   * back, down to 3 % over. A scan reads every column held, and growing by quarters left 13 % more
+   * than the 330,000 photos of a 1M-product store.
+   */
+  fit(used: number) {
+    const changed = this.#changed;
+    this.#changed = false;
+    if (!changed && this.capacity > used * 1.1 + 1024) this.#resize(Math.ceil((used * 1.03) / 1024) * 1024);
   }
 
   /** A copy of one column's codes. */
@@ -37,10 +52,15 @@ export class VectorMatrix {
 
   /** Grows by a quarter (rounded to 1,024 columns) rather than doubling, to keep memory near one byte a dimension. */
   #grow(needed: number) {
-    const capacity = Math.ceil(Math.max(needed, this.capacity * 1.25) / 1024) * 1024;
+    this.#resize(Math.ceil(Math.max(needed, this.capacity * 1.25) / 1024) * 1024);
+  }
+
+  /** The first `capacity` columns kept (the rest of a larger matrix is free columns: `fit`). */
+  #resize(capacity: number) {
     const data = new Uint8Array(this.dimensions * capacity).fill(this.zeroPoint);
+    const kept = Math.min(capacity, this.capacity);
     for (let d = 0; d < this.dimensions; d++)
-      data.set(this.data.subarray(d * this.capacity, (d + 1) * this.capacity), d * capacity);
+      data.set(this.data.subarray(d * this.capacity, d * this.capacity + kept), d * capacity);
     this.data = data;
     this.capacity = capacity;
   }

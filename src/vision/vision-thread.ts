@@ -63,6 +63,7 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
       return undefined;
     case 'score': {
       const matrix = matrixFor(request.key);
+      matrix.fit(request.columns);
       const columns = Math.min(request.columns, matrix.capacity);
       const scores =
         columns === 0 ? new Int32Array(0) : await scorer.score(request.query, matrix.data, matrix.capacity);
@@ -72,6 +73,7 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
       // Stored vectors are the query (no decode, no embedding): the normalised mean of the product's
       // images, which cross-validation preferred to the best match of any one (BENCHMARKS.md).
       const matrix = matrixFor(request.key);
+      matrix.fit(request.columns);
       const columns = Math.min(request.columns, matrix.capacity);
       const mean = new Float32Array(embedder.dimensions);
       request.queries.forEach((column, q) => {

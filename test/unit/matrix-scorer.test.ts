@@ -30,3 +30,23 @@ describe('MatrixScorer', () => {
       assert.equal(scores[matrix.capacity - 1], 0, 'a free column scores 0');
     });
 });
+
+describe('VectorMatrix.fit', () => {
+  it('gives back spare capacity once a scan finds nothing set since the last, keeping every column', () => {
+    const matrix = new VectorMatrix(4, 0);
+    const codes = (column: number) => Uint8Array.of(column % 251, (column * 7) % 251, 1, 2);
+    for (let column = 0; column < 20_000; column++) matrix.set(column, codes(column));
+    const grown = matrix.capacity;
+    assert.ok(grown > 20_000 * 1.1 + 1024, `grown by quarters to ${grown}`);
+    // Columns were set since the last scan (a build under way): nothing moves.
+    matrix.fit(20_000);
+    assert.equal(matrix.capacity, grown);
+    matrix.fit(20_000);
+    assert.ok(matrix.capacity >= 20_000 && matrix.capacity <= 20_000 * 1.03 + 1024, `fitted to ${matrix.capacity}`);
+    for (const column of [0, 1, 9_999, 19_999]) assert.deepEqual(matrix.column(column), codes(column));
+    // Within a tenth: left as it is.
+    const fitted = matrix.capacity;
+    matrix.fit(fitted - 1_500);
+    assert.equal(matrix.capacity, fitted);
+  });
+});

@@ -18,29 +18,35 @@ export function topColumns(
   const heapColumn = new Int32Array(count);
   let size = 0;
   let leftOut = 0;
-  for (let column = 0; column < columns; column++) {
+  let column = 0;
+  // Filling: the first `count` columns that score above 0.
+  for (; column < columns && size < count; column++) {
     const raw = scores[column];
     if (raw <= 0) continue;
     const score = raw * scales[column] * queryScale;
-    if (size < count) {
-      // Sift up.
-      let i = size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (heapScore[parent] <= score) break;
-        heapScore[i] = heapScore[parent];
-        heapColumn[i] = heapColumn[parent];
-        i = parent;
-      }
-      heapScore[i] = score;
-      heapColumn[i] = column;
-      continue;
+    // Sift up.
+    let i = size++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heapScore[parent] <= score) break;
+      heapScore[i] = heapScore[parent];
+      heapColumn[i] = heapColumn[parent];
+      i = parent;
     }
-    if (score <= heapScore[0]) {
+    heapScore[i] = score;
+    heapColumn[i] = column;
+  }
+  // Full: a column scoring at most the lowest kept is passed over. Scales are never negative and the
+  // query's is positive, so a score of 0 or less (raw ≤ 0) always is, without a test of its own: an
+  // unpredictable branch per column was most of the pass (2.8 ms over 330,000 photos).
+  let lowest = size > 0 ? heapScore[0] : 0;
+  for (; column < columns; column++) {
+    const score = scores[column] * scales[column] * queryScale;
+    if (score <= lowest) {
       if (score > leftOut) leftOut = score;
       continue;
     }
-    if (heapScore[0] > leftOut) leftOut = heapScore[0];
+    if (lowest > leftOut) leftOut = lowest;
     // Replace the root, sift down.
     let i = 0;
     for (;;) {
@@ -54,9 +60,9 @@ export function topColumns(
     }
     heapScore[i] = score;
     heapColumn[i] = column;
+    lowest = heapScore[0];
   }
   if (size < count) return undefined;
-  const lowest = heapScore[0];
   if (leftOut >= lowest - 1e-6) return undefined;
   const order = Array.from(heapColumn.keys()).sort((x, y) => heapColumn[x] - heapColumn[y]);
   return {
