@@ -187,14 +187,18 @@ export class RankedPostings {
    * The best `limit` matches by bm25 (FTS5's, column weights as built), equal scores at the cut taken in
    * rowid order: what `ORDER BY bm25(...), rowid LIMIT n` keeps; best first, equal scores by code (as
    * the engine's search orders them). `sampleEvery` keeps only rowids divisible by it.
-   * `phrase`: the analysed words whose presence in order in each hit's title is told (`titlePhrase`).
+   * `phrase`: the analysed words whose presence in order in each hit's title is told (`titlePhrase`);
+   * `unordered`: the same hits in any order (the caller sorts them: 10,000 objects sorted for nothing).
    */
   search(
     query: PostingsQuery,
     mode: 'all' | 'any',
     limit: number,
-    sampleEvery = 1,
-    phrase: string[] = [],
+    {
+      sampleEvery = 1,
+      phrase = [],
+      unordered = false,
+    }: { sampleEvery?: number; phrase?: string[]; unordered?: boolean } = {},
   ): RankedHit[] {
     const rowids = this.#rowids;
     // Each alternative is one FTS5 phrase; bm25 sums the phrases in query order.
@@ -239,6 +243,7 @@ export class RankedPostings {
         titlePhrase: phraseIds !== undefined && this.#titles.hasPhrase(doc, phraseIds),
       };
     }
+    if (unordered) return hits;
     return hits.sort(
       (x, y) =>
         y.relevance - x.relevance || (x.productCode < y.productCode ? -1 : x.productCode > y.productCode ? 1 : 0),

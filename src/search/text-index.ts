@@ -34,6 +34,8 @@ export interface SearchOptions {
    * of a huge match set, for previews that need good matches at once rather than the very best.
    */
   sampleEvery?: number;
+  /** The caller orders the hits itself: they may come in any order (the in-memory ranking then skips its sort). */
+  unordered?: boolean;
 }
 
 /** A document as the index holds it, for a ranking kept in memory beside the engine (SQLite). */

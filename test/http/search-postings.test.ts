@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDialect, json, type TestApp } from '../helpers/test-app.js';
 import { PostingsIndex } from '../../src/modules/search/postings-index.js';
-import { createTextIndex, type MatchMode, type TextHit } from '../../src/search/text-index.js';
+import { createTextIndex, type MatchMode, type SearchOptions, type TextHit } from '../../src/search/text-index.js';
 import { containsPhrase, type Alternative, type QueryPlan } from '../../src/search/query-plan.js';
 
 // Large stores rank text in memory (src/search/ranked-postings.ts) with FTS5's own bm25: the same
@@ -52,12 +52,19 @@ async function send(t: TestApp, method: 'POST' | 'PUT', body: unknown) {
 }
 
 /** The postings' answer once they are current at the index's position (the first asks start the build or follow). */
-async function fromPostings(t: TestApp, postings: PostingsIndex, query: QueryPlan, mode: MatchMode, limit = 1000) {
+async function fromPostings(
+  t: TestApp,
+  postings: PostingsIndex,
+  query: QueryPlan,
+  mode: MatchMode,
+  limit = 1000,
+  options: SearchOptions = {},
+) {
   await t.container.searchIndexer.follower.catchUp(t.store.store_uuid);
   const store = await t.container.stores.getStore(t.store.store_uuid);
   const { cursor } = await t.container.searchIndexer.follower.readYourWritesAt(store, { apply: false });
   for (let attempt = 0; attempt < 200; attempt++) {
-    const hits = await postings.search(store, cursor, query, mode, limit);
+    const hits = await postings.search(store, cursor, query, mode, limit, options);
     if (hits) return hits;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -119,6 +126,16 @@ describeEachDialect(
             await engine.search(storeId, query, mode, 7),
             what,
             query,
+          );
+          // Asked in any order (the caller sorts): the same hits of the same window.
+          const loose = await fromPostings(t, postings, query, mode, 7, { unordered: true });
+          assert.deepEqual(
+            loose.map((hit) => hit.productCode).sort(),
+            expected
+              .slice(0, 7)
+              .map((hit) => hit.productCode)
+              .sort(),
+            `${what}: unordered`,
           );
         }
         assert.ok(phraseMatches > 0, `${when}: some titles hold a query's words in order`);

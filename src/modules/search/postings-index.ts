@@ -2,7 +2,7 @@ import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.j
 import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
 import type { QueryPlan } from '../../search/query-plan.js';
-import type { MatchMode, TextDocuments, TextHit } from '../../search/text-index.js';
+import type { MatchMode, SearchOptions, TextDocuments, TextHit } from '../../search/text-index.js';
 import type { PostingsQuery, RankedPostings } from '../../search/ranked-postings.js';
 import { PostingsBuilder } from '../../search/postings-builder.js';
 import { storeRows } from '../../storage/store-rows.js';
@@ -18,8 +18,8 @@ const BUILD_PAGE = 5_000;
 /** A follow with more changed products than this share of the store's documents rebuilds instead. */
 const REBUILD_SHARE = 0.1;
 /**
- * The best hits of an answer read back from the engine, to find out an index renumbered under the
- * same position (`vitrine reindex`). The postings answer the rest themselves: reading every hit's code
+ * Hits of an answer read back from the engine (its best, unless it comes in any order), to find out
+ * an index renumbered under the same position (`vitrine reindex`). The postings answer the rest themselves: reading every hit's code
  * and title back was a quarter of a filtered search at 1M products.
  */
 const CHECKED_HITS = 16;
@@ -64,12 +64,12 @@ export class PostingsIndex {
     plan: QueryPlan,
     mode: MatchMode,
     limit: number,
-    sampleEvery = 1,
+    options: SearchOptions = {},
   ): Promise<TextHit[] | undefined> {
     const query = postingsQuery(plan);
     const postings = query && this.#ready(store, cursor);
     if (!query || !postings) return undefined;
-    const ranked = postings.search(query, mode, limit, sampleEvery, plan.tokens);
+    const ranked = postings.search(query, mode, limit, { ...options, phrase: plan.tokens });
     const checked = ranked.slice(0, CHECKED_HITS);
     const found = await this.deps.documents.codesAt(
       store.id,

@@ -178,7 +178,7 @@ export class ResultLists {
     options: SearchOptions = {},
   ): Promise<TextHit[]> {
     const sampleEvery = Math.max(1, Math.floor(options.sampleEvery ?? 1));
-    const ranked = await this.#postings?.search(store, cursor, plan, mode, limit, sampleEvery);
+    const ranked = await this.#postings?.search(store, cursor, plan, mode, limit, { ...options, sampleEvery });
     return ranked ?? this.deps.textIndex.search(store.id, plan, mode, limit, options);
   }
 
@@ -302,7 +302,8 @@ export class ResultLists {
     limit: number,
     scored: ScoredHits,
   ) {
-    const all = await this.#textSearch(store, cursor, plan, 'all', limit);
+    // Scored and sorted here: the hits may come in any order.
+    const all = await this.#textSearch(store, cursor, plan, 'all', limit, { unordered: true });
     scored.addAll(all, (hit) => (titleHasPhrase(hit, plan.tokens) ? 2 : 1));
     if (all.length >= limit || wide === plan) return all.length < limit;
     const more = await this.deps.textIndex.search(store.id, wide, 'all', limit);
@@ -340,7 +341,7 @@ export class ResultLists {
       // Nothing has every word: the query relaxed, its most common (least specific) words dropped first.
       if (scored.hits.length === 0 && exactHits.length === 0) {
         for (const partial of [...relaxations(plan, vocabulary), ...commonWordRelaxations(plan, vocabulary)]) {
-          scored.addAll(await this.#textSearch(store, cursor, partial, 'all', window), () => 0);
+          scored.addAll(await this.#textSearch(store, cursor, partial, 'all', window, { unordered: true }), () => 0);
           if (scored.hits.length > 0) break;
         }
         relaxed = scored.hits.length > 0;
