@@ -62,19 +62,26 @@ export class CandidateSlots {
   /** Puts a product in its slot; one that was indexed already leaves its old bucket. */
   add(code: string, shared: Shared, bucket: Bucket): number {
     const slot = this.rows.add(code);
-    const old = this.bucket[slot];
-    if (old) old.items.splice(old.items.indexOf(slot), 1);
-    else this.count++;
+    if (!this.#leaveBucket(slot)) this.count++;
     setRow(this.shared, slot, shared, undefined);
     setRow(this.bucket, slot, bucket, undefined);
     return slot;
   }
 
+  /** Takes a product out of its slot and its bucket. */
   remove(slot: number) {
-    if (this.shared[slot] === undefined) return;
+    if (!this.#leaveBucket(slot)) return;
     this.shared[slot] = undefined;
     this.bucket[slot] = undefined;
     this.count--;
+  }
+
+  /** Takes a slot out of its bucket's items; false when it is in none (no candidate there). */
+  #leaveBucket(slot: number): boolean {
+    const bucket = this.bucket[slot];
+    if (!bucket) return false;
+    bucket.items.splice(bucket.items.indexOf(slot), 1);
+    return true;
   }
 
   logPrice(slot: number): number {
@@ -147,8 +154,6 @@ export function removeCandidate(index: StoreIndex, code: string): Candidate | un
   const slot = index.slots.slotOf(code);
   if (slot === undefined) return undefined;
   const candidate = index.slots.candidate(slot);
-  const items = index.slots.bucket[slot]!.items;
-  items.splice(items.indexOf(slot), 1);
   index.slots.remove(slot);
   return candidate;
 }
