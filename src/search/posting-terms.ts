@@ -11,13 +11,6 @@ export function foldedTokens(text: string): string[] {
   return folded.split(/[^\p{L}\p{N}\p{Co}]+/u).filter((token) => token !== '');
 }
 
-/** FNV-1a over a code's UTF-16 units: the follow finds a replaced document by its code's hash. */
-export function codeHash(code: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < code.length; i++) hash = Math.imul(hash ^ code.charCodeAt(i), 0x01000193);
-  return hash | 0;
-}
-
 /** Each distinct word's weighted frequency (Σ column weight per occurrence, as bm25 sums them) and the document's length in words. */
 export function weighted(columns: readonly string[], weights: readonly number[]) {
   const frequencies = new Map<string, number>();

@@ -1,8 +1,8 @@
 import type { StoredTextDoc } from './text-index.js';
 import type { StoreRows } from '../storage/store-rows.js';
-import { codeHash, foldedTokens, weighted } from './posting-terms.js';
+import { weighted } from './posting-terms.js';
 import { IntList } from './sorted-postings.js';
-import { TitleSequences } from './title-sequences.js';
+import { titleTermIds, TitleSequences } from './title-sequences.js';
 import { RankedPostings } from './ranked-postings.js';
 
 /** Collects a store's documents in read order, then packs them (`finish`) into its RankedPostings. */
@@ -14,7 +14,6 @@ export class PostingsBuilder {
   readonly #docStart = new IntList();
   readonly #rowids = new IntList();
   readonly #lengths = new IntList();
-  readonly #hashes = new IntList();
   readonly #rows = new IntList();
   readonly #titles = new TitleSequences();
 
@@ -38,12 +37,10 @@ export class PostingsBuilder {
       this.#docTerms.push(id);
       this.#docFreqs.push(frequency);
     }
-    // The title is the first column; each of its words was just numbered.
-    this.#titles.add(foldedTokens(doc.columns[0] ?? '').map((token) => this.#termIds.get(token)!));
+    this.#titles.add(titleTermIds(doc, this.#termIds));
     this.#docStart.push(this.#docTerms.length);
     this.#rowids.push(doc.rowid);
     this.#lengths.push(length);
-    this.#hashes.push(codeHash(doc.code));
     this.#rows.push(this.rows.add(doc.code));
   }
 
@@ -78,7 +75,6 @@ export class PostingsBuilder {
       {
         rowids: this.#rowids.values.slice(0, n),
         lengths: this.#lengths.values.slice(0, n),
-        hashes: this.#hashes.values.slice(0, n),
         rows: this.#rows.values.slice(0, n),
         titles: this.#titles.renumbered(idOf),
         numbering: this.rows,

@@ -1,8 +1,8 @@
 import type { StoredTextDoc } from './text-index.js';
 import type { StoreRows } from '../storage/store-rows.js';
-import { codeHash, foldedTokens, weighted } from './posting-terms.js';
+import { foldedTokens, weighted } from './posting-terms.js';
 import { EMPTY_DOCS, grown, intersection, summed, union, type Phrase } from './sorted-postings.js';
-import type { TitleSequences } from './title-sequences.js';
+import { titleTermIds, type TitleSequences } from './title-sequences.js';
 import { kthLargest } from '../storage/kth-largest.js';
 
 /**
@@ -54,7 +54,6 @@ export class RankedPostings {
   readonly #tail = new Map<number, { docs: number[]; freqs: number[] }>();
   #rowids: Int32Array;
   #lengths: Int32Array;
-  #hashes: Int32Array;
   /** Each document's product row in the store's numbering. */
   #rows: Int32Array;
   readonly #numbering: StoreRows;
@@ -62,7 +61,7 @@ export class RankedPostings {
   #dead: Uint8Array;
   /** Documents numbered so far (live and dead). */
   #count: number;
-  /** Open addressing from a code's hash to document number + 1. */
+  /** Open addressing from a product's row to document number + 1. */
   #slots: Int32Array;
   #live: number;
   #tokens = 0;
@@ -77,7 +76,6 @@ export class RankedPostings {
     docs: {
       rowids: Int32Array;
       lengths: Int32Array;
-      hashes: Int32Array;
       rows: Int32Array;
       titles: TitleSequences;
       numbering: StoreRows;
@@ -88,7 +86,6 @@ export class RankedPostings {
     this.#packed = packed;
     this.#rowids = docs.rowids;
     this.#lengths = docs.lengths;
-    this.#hashes = docs.hashes;
     this.#rows = docs.rows;
     this.#titles = docs.titles;
     this.#numbering = docs.numbering;
@@ -116,7 +113,7 @@ export class RankedPostings {
     return (
       this.#packed.docs.length * 8 +
       this.#tailPostings * 24 +
-      this.#rowids.length * 17 +
+      this.#rowids.length * 13 +
       this.#titles.bytes +
       this.#slots.length * 4 +
       (this.#terms.length + this.#addedTerms.length) * 80
@@ -125,14 +122,13 @@ export class RankedPostings {
 
   /** The live documents of a product code: what a follow checks by rowid. */
   docsOf(code: string): Array<{ doc: number; rowid: number; code: string }> {
-    const hash = codeHash(code);
-    const mask = this.#slots.length - 1;
-    const codes = this.#numbering.codes;
+    const row = this.#numbering.get(code);
     const found: Array<{ doc: number; rowid: number; code: string }> = [];
-    for (let slot = hash & mask; this.#slots[slot] !== 0; slot = (slot + 1) & mask) {
+    if (row === undefined) return found;
+    const mask = this.#slots.length - 1;
+    for (let slot = slotOfRow(row, mask); this.#slots[slot] !== 0; slot = (slot + 1) & mask) {
       const doc = this.#slots[slot] - 1;
-      if (this.#hashes[doc] === hash && !this.#dead[doc] && codes[this.#rows[doc]] === code)
-        found.push({ doc, rowid: this.#rowids[doc], code });
+      if (this.#rows[doc] === row && !this.#dead[doc]) found.push({ doc, rowid: this.#rowids[doc], code });
     }
     return found;
   }
@@ -161,10 +157,9 @@ export class RankedPostings {
       tail.freqs.push(frequency);
       this.#tailPostings++;
     }
-    this.#titles.add(foldedTokens(posted.columns[0] ?? '').map((token) => this.#termIds.get(token)!));
+    this.#titles.add(titleTermIds(posted, this.#termIds));
     this.#rowids[doc] = posted.rowid;
     this.#lengths[doc] = length;
-    this.#hashes[doc] = codeHash(posted.code);
     this.#rows[doc] = this.#numbering.add(posted.code);
     this.#count++;
     this.#live++;
@@ -362,7 +357,7 @@ export class RankedPostings {
 
   #place(doc: number) {
     const mask = this.#slots.length - 1;
-    let slot = this.#hashes[doc] & mask;
+    let slot = slotOfRow(this.#rows[doc], mask);
     while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
     this.#slots[slot] = doc + 1;
   }
@@ -370,10 +365,14 @@ export class RankedPostings {
   #grow(capacity: number) {
     this.#rowids = grown(this.#rowids, capacity);
     this.#lengths = grown(this.#lengths, capacity);
-    this.#hashes = grown(this.#hashes, capacity);
     this.#rows = grown(this.#rows, capacity);
     this.#dead = grown(this.#dead, capacity);
   }
+}
+
+/** Where a product row starts its probe in the code table (`mask`: its size less one): rows spread by a multiplicative hash. */
+function slotOfRow(row: number, mask: number): number {
+  return Math.imul(row, 0x9e3779b1) & mask;
 }
 
 /** A power of two at least twice `n` (the code table stays at most half full). */

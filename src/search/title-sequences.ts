@@ -1,4 +1,11 @@
 import { IntList } from './sorted-postings.js';
+import { foldedTokens } from './posting-terms.js';
+import type { StoredTextDoc } from './text-index.js';
+
+/** A document's title (its first column) as the ids of its words, each numbered already with the document's terms. */
+export function titleTermIds(doc: StoredTextDoc, termIds: ReadonlyMap<string, number>): number[] {
+  return foldedTokens(doc.columns[0] ?? '').map((token) => termIds.get(token)!);
+}
 
 /**
  * Each document's title as term ids in order, numbered as RankedPostings numbers its documents: whether
