@@ -27,6 +27,13 @@ function matrixFor(key: string) {
   return matrix;
 }
 
+/** A matrix about to be scanned over the `used` columns its index numbered (fitted first), and how many it holds. */
+function matrixToScan(key: string, used: number) {
+  const matrix = matrixFor(key);
+  matrix.fit(used);
+  return { matrix, columns: Math.min(used, matrix.capacity) };
+}
+
 async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> {
   switch (request.op) {
     case 'embed': {
@@ -62,9 +69,7 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
       port.close();
       return undefined;
     case 'score': {
-      const matrix = matrixFor(request.key);
-      matrix.fit(request.columns);
-      const columns = Math.min(request.columns, matrix.capacity);
+      const { matrix, columns } = matrixToScan(request.key, request.columns);
       const scores =
         columns === 0 ? new Int32Array(0) : await scorer.score(request.query, matrix.data, matrix.capacity);
       return { id: request.id, scores: scores.slice(0, columns) };
@@ -72,9 +77,7 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
     case 'scoreLike': {
       // Stored vectors are the query (no decode, no embedding): the normalised mean of the product's
       // images, which cross-validation preferred to the best match of any one (BENCHMARKS.md).
-      const matrix = matrixFor(request.key);
-      matrix.fit(request.columns);
-      const columns = Math.min(request.columns, matrix.capacity);
+      const { matrix, columns } = matrixToScan(request.key, request.columns);
       const mean = new Float32Array(embedder.dimensions);
       request.queries.forEach((column, q) => {
         const codes = matrix.column(column);
