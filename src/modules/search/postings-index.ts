@@ -19,8 +19,8 @@ const BUILD_PAGE = 5_000;
 const REBUILD_SHARE = 0.1;
 /**
  * Hits of an answer read back from the engine (its best, unless it comes in any order), to find out
- * an index renumbered under the same position (`vitrine reindex`). The postings answer the rest themselves: reading every hit's code
- * and title back was a quarter of a filtered search at 1M products.
+ * an index renumbered under the same position (`vitrine reindex`). The postings answer the rest
+ * themselves: reading every hit's code and title back was a quarter of a filtered search at 1M products.
  */
 const CHECKED_HITS = 16;
 
