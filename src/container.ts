@@ -164,6 +164,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     products: productsRead,
     changeLog,
     budgetBytes: share(config.attributeIndexBytes),
+    onError,
   });
   const productQueries = new ProductQueries(storage, listingTotals, { attributes: productAttributes });
   const storeOwners = new StoreOwners(PROCESS_INDEX, processes, config.largeStoreProducts, {

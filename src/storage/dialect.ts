@@ -69,6 +69,11 @@ export interface StorageHandle {
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Describes the target without credentials, for logs and the start-up banner. */
   readonly description: string;
+  /**
+   * How another thread opens the same database (read only: `openDatabase(url, { schema, readOnly })`);
+   * absent where it cannot (an in-memory SQLite database).
+   */
+  readonly reopen?: { url: string; schema?: string };
   close(): Promise<void>;
 }
 

@@ -136,6 +136,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Storag
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ...(replicas && { replicas, writePosition: () => currentPosition(pool) }),
     description: describe(url, schema),
+    reopen: { url, schema },
     close: async () => {
       await replicas?.close();
       await db.destroy();

@@ -264,6 +264,7 @@ export function openSqlite(url: string): StorageHandle {
     db,
     dialect: sqliteDialect,
     description: `sqlite:${target}`,
+    ...(target !== ':memory:' && { reopen: { url } }),
     readCommitted: prepareRead
       ? async <Row>(query: CompiledQuery<Row>) => rowsOf(prepareRead(query.sql), query.parameters) as Row[]
       : async <Row>(query: CompiledQuery<Row>) => (await db.executeQuery(query)).rows,
@@ -283,4 +284,33 @@ export function openSqlite(url: string): StorageHandle {
     },
   };
   return handle;
+}
+
+/**
+ * `sqlite:<path>` opened by another thread to read only (StorageHandle.reopen): one read-only
+ * connection, no checkpointer (the process that opened the database writes and checkpoints it).
+ */
+export function openSqliteReader(url: string): StorageHandle {
+  const target = url.slice('sqlite:'.length);
+  if (target === '' || target === ':memory:') throw new Error('an in-memory SQLite database cannot be opened twice');
+  const connection = new SqliteDatabase(target, { readonly: true });
+  connection.pragma('busy_timeout = 5000');
+  const prepare = statementCache(connection);
+  const driver = new RoutingSqliteDriver(
+    prepare,
+    prepare,
+    undefined,
+    () => connection.close(),
+    () => {},
+    () => connection.inTransaction,
+  );
+  const db = withDialect(new Kysely<Database>({ dialect: new RoutingSqliteDialect(driver) }), sqliteDialect);
+  return {
+    db,
+    dialect: sqliteDialect,
+    description: `sqlite:${target} (read only)`,
+    reopen: { url },
+    readCommitted: async <Row>(query: CompiledQuery<Row>) => rowsOf(prepare(query.sql), query.parameters) as Row[],
+    close: () => db.destroy(),
+  };
 }

@@ -79,10 +79,25 @@ describeEachDialect('products listing attribute index', (ctx) => {
       distinctCheckAt: 50,
     });
     const indexed = new ProductQueries(storage, new SeqCache('indexed', 0), { attributes: index });
+    const threadFailures: unknown[] = [];
+    // The same index read by a thread of its own (large stores'), its values adopted into the store's dictionary.
+    const threadedIndex = new ProductAttributeIndex({
+      storage,
+      products: productsRead,
+      changeLog,
+      budgetBytes: 64 * 1024 * 1024,
+      distinctCheckAt: 50,
+      threadFrom: 1,
+      // It would read on the event loop instead: the answers would not tell.
+      onError: (_, error) => threadFailures.push(error),
+    });
+    const threaded = new ProductQueries(storage, new SeqCache('threaded', 0), { attributes: threadedIndex });
     const compare = async (when: string) => {
       const expected = await answers(scan());
       assert.ok(expected.filter((answer) => answer.total > 0).length >= 8, `${when}: most views match something`);
       assert.deepEqual(await answers(indexed), expected, when);
+      assert.deepEqual(await answers(threaded), expected, `${when}, read in a thread`);
+      assert.deepEqual(threadFailures, [], `${when}: the thread read`);
     };
     await compare('built');
     // Edits and a status change are followed in place; a deletion leaves the listing.
@@ -111,6 +126,7 @@ describeEachDialect('products listing attribute index', (ctx) => {
     await write(catalog(30, 1000).map((p, i) => ({ ...p, product_code: between[i] })));
     await compare('after new products');
     index.close();
+    threadedIndex.close();
   });
 
   it('serves the console filter through GET /v1/products', async () => {

@@ -1,23 +1,24 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import type { ChangeFeed } from '../../storage/change-feed.js';
+import type { WorkerErrorLog } from '../../jobs/workers.js';
 import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
-import { AttributeColumns, foldName, storeValues } from '../../catalog/attribute-columns.js';
+import { storeValues } from '../../catalog/attribute-columns.js';
 import { BUILT_IN, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
-import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
 import type { ProductsReadPort } from './products.read-port.js';
 import type { StorageHandle } from '../../storage/database.js';
-import { codePagesInOrder, pagesInStorageOrder } from './storage-order.js';
+import { countProductsUpTo } from './storage-order.js';
 import type { AttributeMatch, FacetValue, MatchedCodes } from './attribute-filter.js';
+import {
+  adoptRows,
+  byteOrder,
+  placeRow,
+  readAttributeRows,
+  STATUS_IDS,
+  type AttributeRows,
+  type PostedAttributeRows,
+} from './attribute-rows.js';
+import type { AttributeRowsJob } from './attribute-rows-thread.js';
 
-/** Status by id (0: the row's product was deleted). */
-const STATUS_IDS = new Map<string, number>(PRODUCT_STATUSES.map((status, i) => [status, i + 1]));
-
-/**
- * Once the build has read this many products, an attribute with more distinct values than half of them
- * (names, image addresses, descriptions) loses its column: a filter or facet on it reads the products
- * instead. At 1M products the names alone would hold about 100 MB of values for a filter no screen offers.
- */
-const DISTINCT_CHECK_AT = 20_000;
 /** Past this many changes a rebuild reads less than following them. */
 const REBUILD_AFTER = 20_000;
 /**
@@ -27,29 +28,15 @@ const REBUILD_AFTER = 20_000;
  */
 const BYTES_PER_ROW = 60;
 const BYTES_PER_INDEX = 64 * 1024;
+/**
+ * Stores from this many products are read in a thread of their own (attribute-rows-thread.ts). On the
+ * event loop a 1M store's build took 15 s of CPU in pages between requests: the console's views
+ * meanwhile (a code-or-name filter holds the loop 250 ms) held it back past 20 s, and the first
+ * attribute filter waited for it (3.7–5.1 s); each page also delayed the requests behind it.
+ */
+const THREAD_FROM = 50_000;
 
-interface AttributeIndex extends LiveIndex {
-  /** Product codes by row: the build's in the database's product_code order, then new products. */
-  codes: string[];
-  /** Rows in product_code order (the listing's order). */
-  order: Int32Array;
-  /**
-   * Whether the database orders codes by their UTF-8 bytes (SQLite; PostgreSQL with the C collation),
-   * checked on the build's codes: a new product then takes its place by a binary search; otherwise
-   * (another collation) it rebuilds the index.
-   */
-  byteOrdered: boolean;
-  rowOf: Map<string, number>;
-  /** Status id by row; 0 for a product deleted since the build. */
-  status: Uint8Array;
-  columns: AttributeColumns;
-  /**
-   * Attributes (folded names) the columns do not answer for exactly: a value that is a list or an
-   * object, two spellings of the name in one product, a name with surrounding spaces, or too many
-   * distinct values. A filter or facet on one of them is answered by reading the products.
-   */
-  unread: Set<string>;
-}
+interface AttributeIndex extends LiveIndex, AttributeRows {}
 
 /** What a listing asks of the index: attribute conditions, facets, and optionally one status. */
 export interface AttributeQuery {
@@ -69,6 +56,9 @@ export interface AttributeQuery {
  */
 export class ProductAttributeIndex {
   readonly #index: LiveStoreIndex<AttributeIndex>;
+  /** Builds reading in a thread of their own (ended when the index is closed). */
+  readonly #threads = new Set<Worker>();
+  #closed = false;
 
   constructor(
     private readonly deps: {
@@ -78,6 +68,10 @@ export class ProductAttributeIndex {
       budgetBytes: number;
       /** When the build looks for attributes with too many distinct values (tests set it small). */
       distinctCheckAt?: number;
+      /** The store size from which the build reads in a thread of its own (tests set it small). */
+      threadFrom?: number;
+      /** Where a thread that failed is reported (the build then reads on the event loop). */
+      onError?: WorkerErrorLog;
     },
   ) {
     this.#index = new LiveStoreIndex<AttributeIndex>({
@@ -103,77 +97,45 @@ export class ProductAttributeIndex {
   }
 
   close() {
+    this.#closed = true;
     this.#index.close();
+    for (const thread of this.#threads) void thread.terminate();
   }
 
   async #build(storeId: string): Promise<AttributeIndex> {
     // The sequence first: a change committed while reading is applied by the next follow.
     const seq = await this.deps.changeLog.latest(storeId);
-    const index: AttributeIndex = {
-      seq,
-      key: 'attributes',
-      codes: [],
-      order: new Int32Array(0),
-      byteOrdered: true,
-      rowOf: new Map(),
-      status: new Uint8Array(1024),
-      columns: new AttributeColumns(storeValues(storeId)),
-      unread: new Set(),
-    };
-    let checked = false;
-    // Pages of 1,000: each is read and parsed without a turn of the event loop (about 10 ms).
-    const { inCodeOrder, pages } = pagesInStorageOrder(this.deps.storage, storeId, 1000);
-    for await (const page of pages) {
-      for (const product of page) {
-        index.rowOf.set(product.product_code, index.codes.length);
-        index.codes.push(product.product_code);
-        place(index, index.codes.length - 1, {
-          status: product.status,
-          attributes: JSON.parse(product.attributes) as Record<string, unknown>,
-        });
-      }
-      if (!checked && index.codes.length >= (this.deps.distinctCheckAt ?? DISTINCT_CHECK_AT)) {
-        checked = true;
-        for (const name of index.columns.names())
-          if (index.columns.distinctCount(name) > index.codes.length / 2) unread(index, name);
-      }
-      // The reads resolve at once on SQLite: a turn of the event loop per page lets other requests in.
-      await nextTurn();
-    }
-    if (inCodeOrder) {
-      index.order = Int32Array.from(index.codes.keys());
-      index.byteOrdered = index.codes.every((code, row) => row === 0 || byteOrder(index.codes[row - 1], code) < 0);
-    } else index.order = await this.#listingOrder(storeId, index);
-    return index;
+    const { storage, distinctCheckAt } = this.deps;
+    const threadFrom = this.deps.threadFrom ?? THREAD_FROM;
+    const { reopen } = storage;
+    const inThread = reopen !== undefined && (await countProductsUpTo(storage.db, storeId, threadFrom)) >= threadFrom;
+    const onTheLoop = () => readAttributeRows(storage, storeId, storeValues(storeId), { distinctCheckAt });
+    // A thread that could not read (its database unreachable from there): read on the event loop instead.
+    const rows = inThread
+      ? await this.#readInThread(storeId, reopen).then(
+          (posted) => adoptRows(posted, storeValues(storeId)),
+          (error: unknown) => {
+            if (this.#closed) throw error;
+            this.deps.onError?.('products.attributes', error);
+            return onTheLoop();
+          },
+        )
+      : await onTheLoop();
+    return { seq, key: 'attributes', ...rows };
   }
 
-  /**
-   * The index's rows in the database's code order, read from the code index a page at a time; a code
-   * there but not among the rows (added since they were read) is left to the follow, which adds it, and
-   * a row not there (deleted since) is forgotten, so that the follow adds its code anew if it comes back.
-   */
-  async #listingOrder(storeId: string, index: AttributeIndex): Promise<Int32Array> {
-    const order = new Int32Array(index.codes.length);
-    const listed = new Uint8Array(index.codes.length);
-    let count = 0;
-    let previous: string | undefined;
-    for await (const codes of codePagesInOrder(this.deps.storage.db, storeId, 5_000)) {
-      for (const code of codes) {
-        if (previous !== undefined && byteOrder(previous, code) >= 0) index.byteOrdered = false;
-        previous = code;
-        const row = index.rowOf.get(code);
-        if (row === undefined || listed[row] === 1) continue;
-        listed[row] = 1;
-        order[count++] = row;
-      }
-      await nextTurn();
-    }
-    listed.forEach((isListed, row) => {
-      if (isListed === 1) return;
-      index.rowOf.delete(index.codes[row]);
-      place(index, row, undefined);
-    });
-    return order.slice(0, count);
+  /** The store's rows read by a thread of their own, with its own read-only connection. */
+  #readInThread(storeId: string, reopen: { url: string; schema?: string }): Promise<PostedAttributeRows> {
+    const job: AttributeRowsJob = { ...reopen, storeId, distinctCheckAt: this.deps.distinctCheckAt };
+    const thread = new Worker(new URL('./attribute-rows-thread.js', import.meta.url), { workerData: job });
+    this.#threads.add(thread);
+    return new Promise<PostedAttributeRows>((resolve, reject) => {
+      thread.once('message', (reply: { rows?: PostedAttributeRows; failure?: string }) =>
+        reply.rows ? resolve(reply.rows) : reject(new Error(`attribute index build: ${reply.failure}`)),
+      );
+      thread.once('error', reject);
+      thread.once('exit', (code) => reject(new Error(`attribute index build: its thread ended (${code})`)));
+    }).finally(() => this.#threads.delete(thread));
   }
 
   async #follow(storeId: string, index: AttributeIndex, upTo: number): Promise<boolean> {
@@ -187,27 +149,19 @@ export class ProductAttributeIndex {
     const byCode = new Map(records.map((record) => [record.code, record]));
     for (const code of codes) {
       const row = index.rowOf.get(code);
-      if (row !== undefined) place(index, row, byCode.get(code));
+      if (row !== undefined) placeRow(index, row, byCode.get(code));
     }
     const rows = added.map((record) => {
       const row = index.codes.length;
       index.rowOf.set(record.code, row);
       index.codes.push(record.code);
-      place(index, row, record);
+      placeRow(index, row, record);
       return row;
     });
     if (rows.length > 0) index.order = insertInOrder(index.order, rows, index.codes);
     index.seq = upTo;
     return true;
   }
-}
-
-/** UTF-8 byte order, as SQLite (and PostgreSQL's C collation) order text. */
-function byteOrder(a: string, b: string): number {
-  if (a === b) return 0;
-  // UTF-16 code units order as UTF-8 bytes do, except where a surrogate pair meets U+E000–U+FFFF.
-  if (/[\ud800-\uffff]/.test(a) || /[\ud800-\uffff]/.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
-  return a < b ? -1 : 1;
 }
 
 /** `order` with `rows` (new codes) each put in its place: a binary search each, one copy of the rest. */
@@ -231,44 +185,6 @@ function insertInOrder(order: Int32Array, rows: number[], codes: readonly string
   }
   merged.set(order.subarray(from), to);
   return merged;
-}
-
-/** The names of the product being placed (one set for every product). */
-const seenNames = new Set<string>();
-
-/** Stores a product's status and attributes at its row, or (no record) marks the row deleted. */
-function place(
-  index: AttributeIndex,
-  row: number,
-  product: { status: string; attributes: Record<string, unknown> } | undefined,
-) {
-  if (row >= index.status.length) {
-    const grown = new Uint8Array(Math.ceil(index.status.length * 1.5) + row);
-    grown.set(index.status);
-    index.status = grown;
-  }
-  if (product === undefined) {
-    index.status[row] = 0;
-    index.columns.set(row, {});
-    return;
-  }
-  index.status[row] = STATUS_IDS.get(product.status) ?? 0;
-  const seen = seenNames;
-  seen.clear();
-  for (const name in product.attributes) {
-    const value = product.attributes[name];
-    const key = foldName(name);
-    if (index.unread.has(key)) continue;
-    const listed = value !== null && typeof value === 'object';
-    if (listed || name !== name.trim() || seen.has(key)) unread(index, key);
-    seen.add(key);
-  }
-  index.columns.set(row, product.attributes, index.unread);
-}
-
-function unread(index: AttributeIndex, key: string) {
-  index.unread.add(key);
-  index.columns.drop(key);
 }
 
 /**

@@ -1,0 +1,223 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { AttributeColumns, foldName, ValueDictionary, type ExportedColumns } from '../../catalog/attribute-columns.js';
+import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
+import { packStrings, stringAt, type PackedStrings } from '../../catalog/packed-strings.js';
+import type { StorageHandle } from '../../storage/database.js';
+import { codePagesInOrder, pagesInStorageOrder } from './storage-order.js';
+
+// The attribute index's rows (attribute-index.ts) and how they are read from the database: on the
+// event loop, or whole in a thread of their own (attribute-rows-thread.ts) and adopted after.
+
+/** Status by id (0: the row's product was deleted). */
+export const STATUS_IDS = new Map<string, number>(PRODUCT_STATUSES.map((status, i) => [status, i + 1]));
+
+/**
+ * Once the build has read this many products, an attribute with more distinct values than half of them
+ * (names, image addresses, descriptions) loses its column: a filter or facet on it reads the products
+ * instead. At 1M products the names alone would hold about 100 MB of values for a filter no screen offers.
+ */
+export const DISTINCT_CHECK_AT = 20_000;
+
+/** Every product of a store (any status), its attributes dictionary-encoded by row. */
+export interface AttributeRows {
+  /** Product codes by row: the build's in the database's product_code order, then new products. */
+  codes: string[];
+  /** Rows in product_code order (the listing's order). */
+  order: Int32Array;
+  /**
+   * Whether the database orders codes by their UTF-8 bytes (SQLite; PostgreSQL with the C collation),
+   * checked on the build's codes: a new product then takes its place by a binary search; otherwise
+   * (another collation) it rebuilds the index.
+   */
+  byteOrdered: boolean;
+  rowOf: Map<string, number>;
+  /** Status id by row; 0 for a product deleted since the build. */
+  status: Uint8Array;
+  columns: AttributeColumns;
+  /**
+   * Attributes (folded names) the columns do not answer for exactly: a value that is a list or an
+   * object, two spellings of the name in one product, a name with surrounding spaces, or too many
+   * distinct values. A filter or facet on one of them is answered by reading the products.
+   */
+  unread: Set<string>;
+}
+
+/**
+ * Reads every product of the store into rows. `yieldEachPage`: a turn of the event loop after each
+ * page (SQLite's reads resolve at once), so that a build on the event loop lets other requests in.
+ */
+export async function readAttributeRows(
+  storage: StorageHandle,
+  storeId: string,
+  dictionary: ValueDictionary,
+  { distinctCheckAt = DISTINCT_CHECK_AT, yieldEachPage = true } = {},
+): Promise<AttributeRows> {
+  const rows: AttributeRows = {
+    codes: [],
+    order: new Int32Array(0),
+    byteOrdered: true,
+    rowOf: new Map(),
+    status: new Uint8Array(1024),
+    columns: new AttributeColumns(dictionary),
+    unread: new Set(),
+  };
+  let checked = false;
+  // Pages of 1,000: each is read and parsed without a turn of the event loop (about 10 ms).
+  const { inCodeOrder, pages } = pagesInStorageOrder(storage, storeId, 1000);
+  for await (const page of pages) {
+    for (const product of page) {
+      rows.rowOf.set(product.product_code, rows.codes.length);
+      rows.codes.push(product.product_code);
+      placeRow(rows, rows.codes.length - 1, {
+        status: product.status,
+        attributes: JSON.parse(product.attributes) as Record<string, unknown>,
+      });
+    }
+    if (!checked && rows.codes.length >= distinctCheckAt) {
+      checked = true;
+      for (const name of rows.columns.names())
+        if (rows.columns.distinctCount(name) > rows.codes.length / 2) unread(rows, name);
+    }
+    if (yieldEachPage) await nextTurn();
+  }
+  if (inCodeOrder) {
+    rows.order = Int32Array.from(rows.codes.keys());
+    rows.byteOrdered = rows.codes.every((code, row) => row === 0 || byteOrder(rows.codes[row - 1], code) < 0);
+  } else rows.order = await listingOrder(storage, storeId, rows);
+  return rows;
+}
+
+/**
+ * The rows in the database's code order, read from the code index a page at a time; a code there but
+ * not among the rows (added since they were read) is left to the follow, which adds it, and a row not
+ * there (deleted since) is forgotten, so that the follow adds its code anew if it comes back.
+ */
+async function listingOrder(storage: StorageHandle, storeId: string, rows: AttributeRows): Promise<Int32Array> {
+  const order = new Int32Array(rows.codes.length);
+  const listed = new Uint8Array(rows.codes.length);
+  let count = 0;
+  let previous: string | undefined;
+  for await (const codes of codePagesInOrder(storage.db, storeId, 5_000)) {
+    for (const code of codes) {
+      if (previous !== undefined && byteOrder(previous, code) >= 0) rows.byteOrdered = false;
+      previous = code;
+      const row = rows.rowOf.get(code);
+      if (row === undefined || listed[row] === 1) continue;
+      listed[row] = 1;
+      order[count++] = row;
+    }
+    await nextTurn();
+  }
+  listed.forEach((isListed, row) => {
+    if (isListed === 1) return;
+    rows.rowOf.delete(rows.codes[row]);
+    placeRow(rows, row, undefined);
+  });
+  return order.slice(0, count);
+}
+
+/** UTF-8 byte order, as SQLite (and PostgreSQL's C collation) order text. */
+export function byteOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  // UTF-16 code units order as UTF-8 bytes do, except where a surrogate pair meets U+E000–U+FFFF.
+  if (/[\ud800-\uffff]/.test(a) || /[\ud800-\uffff]/.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : 1;
+}
+
+/** The names of the product being placed (one set for every product). */
+const seenNames = new Set<string>();
+
+/** Stores a product's status and attributes at its row, or (no record) marks the row deleted. */
+export function placeRow(
+  rows: AttributeRows,
+  row: number,
+  product: { status: string; attributes: Record<string, unknown> } | undefined,
+) {
+  if (row >= rows.status.length) {
+    const grown = new Uint8Array(Math.ceil(rows.status.length * 1.5) + row);
+    grown.set(rows.status);
+    rows.status = grown;
+  }
+  if (product === undefined) {
+    rows.status[row] = 0;
+    rows.columns.set(row, {});
+    return;
+  }
+  rows.status[row] = STATUS_IDS.get(product.status) ?? 0;
+  const seen = seenNames;
+  seen.clear();
+  for (const name in product.attributes) {
+    const value = product.attributes[name];
+    const key = foldName(name);
+    if (rows.unread.has(key)) continue;
+    const listed = value !== null && typeof value === 'object';
+    if (listed || name !== name.trim() || seen.has(key)) unread(rows, key);
+    seen.add(key);
+  }
+  rows.columns.set(row, product.attributes, rows.unread);
+}
+
+function unread(rows: AttributeRows, key: string) {
+  rows.unread.add(key);
+  rows.columns.drop(key);
+}
+
+/** AttributeRows as a thread posts them: typed arrays are transferred, the rest cloned. */
+export interface PostedAttributeRows {
+  codes: PackedStrings;
+  /** Rows whose code was forgotten (deleted while the build read). */
+  forgotten: Int32Array;
+  order: Int32Array;
+  byteOrdered: boolean;
+  status: Uint8Array;
+  unread: string[];
+  columns: ExportedColumns;
+}
+
+export function postedRows(rows: AttributeRows): { posted: PostedAttributeRows; transfer: ArrayBuffer[] } {
+  const forgotten = Int32Array.from(rows.codes.keys()).filter((row) => rows.rowOf.get(rows.codes[row]) !== row);
+  const columns = rows.columns.exported();
+  const codes = packStrings(rows.codes);
+  const posted = {
+    codes,
+    forgotten,
+    order: rows.order,
+    byteOrdered: rows.byteOrdered,
+    status: rows.status,
+    unread: [...rows.unread],
+    columns,
+  };
+  const arrays = [
+    codes.ends,
+    forgotten,
+    rows.order,
+    rows.status,
+    columns.values.ends,
+    columns.display.ends,
+    ...columns.entries.flatMap((e) => [e.column, e.distinct]),
+  ];
+  return { posted, transfer: arrays.map((array) => array.buffer as ArrayBuffer) };
+}
+
+/**
+ * A thread's rows adopted by this one: value ids moved to the store's shared dictionary, and the
+ * codes and their map rebuilt (a turn of the event loop every 25,000 codes).
+ */
+export async function adoptRows(posted: PostedAttributeRows, dictionary: ValueDictionary): Promise<AttributeRows> {
+  const rowOf = new Map<string, number>();
+  const codes = new Array<string>(posted.codes.ends.length);
+  for (let row = 0; row < codes.length; row++) {
+    rowOf.set((codes[row] = stringAt(posted.codes, row)), row);
+    if (row % 25_000 === 24_999) await nextTurn();
+  }
+  for (const row of posted.forgotten) rowOf.delete(codes[row]);
+  return {
+    codes,
+    order: posted.order,
+    byteOrdered: posted.byteOrdered,
+    rowOf,
+    status: posted.status,
+    columns: await AttributeColumns.adopt(posted.columns, dictionary),
+    unread: new Set(posted.unread),
+  };
+}
