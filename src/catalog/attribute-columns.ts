@@ -95,29 +95,45 @@ export class AttributeColumns {
   constructor(readonly dictionary: ValueDictionary = new ValueDictionary()) {}
 
   /**
-   * Columns another thread built with a dictionary of its own (`exported`), with value ids moved to
-   * `dictionary` (the store's shared one) in place: once per distinct value, then one read per cell.
-   * A turn of the event loop every 20,000 values looked up: a 1M store's columns hold about 780,000
-   * distinct values (prices, parent codes), a second of lookups.
+   * Columns other threads built, each for the next rows and with a dictionary of its own (`exported`),
+   * as one set over all their rows with value ids of `dictionary` (the store's shared one), leaving
+   * out the attributes in `skip`: each distinct value looked up once, then one read per cell. A turn of
+   * the event loop every 20,000 values looked up: a 1M store's columns hold about 780,000 distinct
+   * values (prices, parent codes, image addresses), a second of lookups.
    */
-  static async adopt(exported: ExportedColumns, dictionary: ValueDictionary): Promise<AttributeColumns> {
+  static async adopt(
+    parts: ReadonlyArray<{ columns: ExportedColumns; rows: number }>,
+    dictionary: ValueDictionary,
+    skip: ReadonlySet<string>,
+  ): Promise<AttributeColumns> {
     const adopted = new AttributeColumns(dictionary);
-    adopted.#capacity = exported.capacity;
-    // Local id → shared id (0 stays 0: no value).
-    const ids = new Int32Array(exported.values.ends.length);
-    for (const { key, column, distinct } of exported.entries) {
-      const set = new IdSet();
-      let looked = 0;
-      for (const local of distinct) {
-        if (ids[local] === 0)
-          ids[local] = dictionary.idOf(stringAt(exported.values, local), stringAt(exported.display, local));
-        set.add(ids[local]);
-        if (++looked % 20_000 === 0) await nextTurn();
+    adopted.#capacity = Math.max(
+      adopted.#capacity,
+      parts.reduce((total, part) => total + part.rows, 0),
+    );
+    let offset = 0;
+    let looked = 0;
+    for (const { columns: exported, rows } of parts) {
+      // The part's id → the shared id (0 stays 0: no value).
+      const ids = new Int32Array(exported.values.ends.length);
+      for (const { key, column, distinct } of exported.entries) {
+        if (skip.has(key)) continue;
+        let merged = adopted.#columns.get(key);
+        let set = adopted.#distinct.get(key);
+        if (!merged || !set) {
+          adopted.#columns.set(key, (merged = new Int32Array(adopted.#capacity)));
+          adopted.#distinct.set(key, (set = new IdSet()));
+        }
+        for (const local of distinct) {
+          if (ids[local] === 0)
+            ids[local] = dictionary.idOf(stringAt(exported.values, local), stringAt(exported.display, local));
+          set.add(ids[local]);
+          if (++looked % 20_000 === 0) await nextTurn();
+        }
+        for (let row = 0; row < rows; row++) merged[offset + row] = ids[column[row]];
+        await nextTurn();
       }
-      for (let row = 0; row < column.length; row++) column[row] = ids[column[row]];
-      await nextTurn();
-      adopted.#columns.set(key, column);
-      adopted.#distinct.set(key, set);
+      offset += rows;
     }
     return adopted;
   }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
@@ -6,7 +7,7 @@ import { storeValues } from '../../catalog/attribute-columns.js';
 import { BUILT_IN, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
 import type { ProductsReadPort } from './products.read-port.js';
 import type { StorageHandle } from '../../storage/database.js';
-import { countProductsUpTo } from './storage-order.js';
+import { codeAtOffset, countProductsUpTo, type CodeRange } from './storage-order.js';
 import type { AttributeMatch, FacetValue, MatchedCodes } from './attribute-filter.js';
 import {
   adoptRows,
@@ -35,6 +36,10 @@ const BYTES_PER_INDEX = 64 * 1024;
  * attribute filter waited for it (3.7–5.1 s); each page also delayed the requests behind it.
  */
 const THREAD_FROM = 50_000;
+/** Threads a build reads in (a half of the codes each): one where the machine has a single core. */
+const THREADS = Math.min(2, os.availableParallelism());
+const countProducts = (db: StorageHandle['db'], storeId: string) =>
+  countProductsUpTo(db, storeId, Number.MAX_SAFE_INTEGER);
 
 interface AttributeIndex extends LiveIndex, AttributeRows {}
 
@@ -112,8 +117,8 @@ export class ProductAttributeIndex {
     const onTheLoop = () => readAttributeRows(storage, storeId, storeValues(storeId), { distinctCheckAt });
     // A thread that could not read (its database unreachable from there): read on the event loop instead.
     const rows = inThread
-      ? await this.#readInThread(storeId, reopen).then(
-          (posted) => adoptRows(posted, storeValues(storeId)),
+      ? await this.#readInThreads(storeId, reopen).then(
+          (parts) => adoptRows(parts, storeValues(storeId)),
           (error: unknown) => {
             if (this.#closed) throw error;
             this.deps.onError?.('products.attributes', error);
@@ -124,9 +129,23 @@ export class ProductAttributeIndex {
     return { seq, key: 'attributes', ...rows };
   }
 
-  /** The store's rows read by a thread of their own, with its own read-only connection. */
-  #readInThread(storeId: string, reopen: { url: string; schema?: string }): Promise<PostedAttributeRows> {
-    const job: AttributeRowsJob = { ...reopen, storeId, distinctCheckAt: this.deps.distinctCheckAt };
+  /**
+   * The store's rows read by threads of their own, each with its own read-only connection: the codes
+   * split at the middle one, a half each, where the machine has two cores (one read otherwise).
+   */
+  async #readInThreads(storeId: string, reopen: { url: string; schema?: string }): Promise<PostedAttributeRows[]> {
+    const db = this.deps.storage.db;
+    const middle =
+      THREADS > 1 ? await codeAtOffset(db, storeId, Math.floor((await countProducts(db, storeId)) / 2)) : undefined;
+    const ranges: CodeRange[] = middle === undefined ? [{}] : [{ upTo: middle }, { after: middle }];
+    return Promise.all(
+      ranges.map((range) =>
+        this.#readInThread({ ...reopen, storeId, range, distinctCheckAt: this.deps.distinctCheckAt }),
+      ),
+    );
+  }
+
+  #readInThread(job: AttributeRowsJob): Promise<PostedAttributeRows> {
     const thread = new Worker(new URL('./attribute-rows-thread.js', import.meta.url), { workerData: job });
     this.#threads.add(thread);
     return new Promise<PostedAttributeRows>((resolve, reject) => {

@@ -2,12 +2,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ValueDictionary } from '../../catalog/attribute-columns.js';
 import { openDatabase } from '../../storage/database.js';
 import { postedRows, readAttributeRows } from './attribute-rows.js';
+import type { CodeRange } from './storage-order.js';
 
 /** What the thread is asked to read (attribute-index.ts starts it). */
 export interface AttributeRowsJob {
   url: string;
   schema?: string;
   storeId: string;
+  /** The codes this thread reads (another reads the rest). */
+  range: CodeRange;
   distinctCheckAt?: number;
 }
 
@@ -20,6 +23,7 @@ try {
   const rows = await readAttributeRows(storage, job.storeId, new ValueDictionary(), {
     distinctCheckAt: job.distinctCheckAt,
     yieldEachPage: false,
+    range: job.range,
   });
   const { posted, transfer } = postedRows(rows);
   parentPort!.postMessage({ rows: posted }, transfer);

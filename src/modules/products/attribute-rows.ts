@@ -3,7 +3,7 @@ import { AttributeColumns, foldName, ValueDictionary, type ExportedColumns } fro
 import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
 import { packStrings, stringAt, type PackedStrings } from '../../catalog/packed-strings.js';
 import type { StorageHandle } from '../../storage/database.js';
-import { codePagesInOrder, pagesInStorageOrder } from './storage-order.js';
+import { codePagesInOrder, pagesInStorageOrder, type CodeRange } from './storage-order.js';
 
 // The attribute index's rows (attribute-index.ts) and how they are read from the database: on the
 // event loop, or whole in a thread of their own (attribute-rows-thread.ts) and adopted after.
@@ -43,14 +43,18 @@ export interface AttributeRows {
 }
 
 /**
- * Reads every product of the store into rows. `yieldEachPage`: a turn of the event loop after each
+ * Reads every product of the store (of a range of its codes) into rows. `yieldEachPage`: a turn of the event loop after each
  * page (SQLite's reads resolve at once), so that a build on the event loop lets other requests in.
  */
 export async function readAttributeRows(
   storage: StorageHandle,
   storeId: string,
   dictionary: ValueDictionary,
-  { distinctCheckAt = DISTINCT_CHECK_AT, yieldEachPage = true } = {},
+  {
+    distinctCheckAt = DISTINCT_CHECK_AT,
+    yieldEachPage = true,
+    range = {},
+  }: { distinctCheckAt?: number; yieldEachPage?: boolean; range?: CodeRange } = {},
 ): Promise<AttributeRows> {
   const rows: AttributeRows = {
     codes: [],
@@ -63,7 +67,7 @@ export async function readAttributeRows(
   };
   let checked = false;
   // Pages of 1,000: each is read and parsed without a turn of the event loop (about 10 ms).
-  const { inCodeOrder, pages } = pagesInStorageOrder(storage, storeId, 1000);
+  const { inCodeOrder, pages } = pagesInStorageOrder(storage, storeId, 1000, range);
   for await (const page of pages) {
     for (const product of page) {
       rows.rowOf.set(product.product_code, rows.codes.length);
@@ -83,7 +87,7 @@ export async function readAttributeRows(
   if (inCodeOrder) {
     rows.order = Int32Array.from(rows.codes.keys());
     rows.byteOrdered = rows.codes.every((code, row) => row === 0 || byteOrder(rows.codes[row - 1], code) < 0);
-  } else rows.order = await listingOrder(storage, storeId, rows);
+  } else rows.order = await listingOrder(storage, storeId, rows, range);
   return rows;
 }
 
@@ -92,12 +96,17 @@ export async function readAttributeRows(
  * not among the rows (added since they were read) is left to the follow, which adds it, and a row not
  * there (deleted since) is forgotten, so that the follow adds its code anew if it comes back.
  */
-async function listingOrder(storage: StorageHandle, storeId: string, rows: AttributeRows): Promise<Int32Array> {
+async function listingOrder(
+  storage: StorageHandle,
+  storeId: string,
+  rows: AttributeRows,
+  range: CodeRange,
+): Promise<Int32Array> {
   const order = new Int32Array(rows.codes.length);
   const listed = new Uint8Array(rows.codes.length);
   let count = 0;
   let previous: string | undefined;
-  for await (const codes of codePagesInOrder(storage.db, storeId, 5_000)) {
+  for await (const codes of codePagesInOrder(storage.db, storeId, 5_000, range)) {
     for (const code of codes) {
       if (previous !== undefined && byteOrder(previous, code) >= 0) rows.byteOrdered = false;
       previous = code;
@@ -200,24 +209,43 @@ export function postedRows(rows: AttributeRows): { posted: PostedAttributeRows; 
 }
 
 /**
- * A thread's rows adopted by this one: value ids moved to the store's shared dictionary, and the
- * codes and their map rebuilt (a turn of the event loop every 25,000 codes).
+ * Threads' rows adopted by this one, `parts` in code order (each read the next range of codes): one
+ * set of rows, value ids moved to the store's shared dictionary, an attribute any part left unread
+ * left unread, and the codes and their map rebuilt (a turn of the event loop every 25,000 codes).
  */
-export async function adoptRows(posted: PostedAttributeRows, dictionary: ValueDictionary): Promise<AttributeRows> {
+export async function adoptRows(parts: PostedAttributeRows[], dictionary: ValueDictionary): Promise<AttributeRows> {
+  const sizes = parts.map((part) => part.codes.ends.length);
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  const codes = new Array<string>(total);
   const rowOf = new Map<string, number>();
-  const codes = new Array<string>(posted.codes.ends.length);
-  for (let row = 0; row < codes.length; row++) {
-    rowOf.set((codes[row] = stringAt(posted.codes, row)), row);
-    if (row % 25_000 === 24_999) await nextTurn();
+  const status = new Uint8Array(Math.max(1024, total));
+  const order = new Int32Array(parts.reduce((sum, part) => sum + part.order.length, 0));
+  let byteOrdered = true;
+  let offset = 0;
+  let listed = 0;
+  for (const [k, part] of parts.entries()) {
+    for (let row = 0; row < sizes[k]; row++) {
+      rowOf.set((codes[offset + row] = stringAt(part.codes, row)), offset + row);
+      if (row % 25_000 === 24_999) await nextTurn();
+    }
+    for (const row of part.forgotten) rowOf.delete(codes[offset + row]);
+    status.set(part.status.subarray(0, sizes[k]), offset);
+    // The last code of the parts before and this part's first, in the database's order.
+    if (listed > 0 && part.order.length > 0 && byteOrder(codes[order[listed - 1]], codes[part.order[0] + offset]) >= 0)
+      byteOrdered = false;
+    for (const row of part.order) order[listed++] = row + offset;
+    byteOrdered &&= part.byteOrdered;
+    offset += sizes[k];
   }
-  for (const row of posted.forgotten) rowOf.delete(codes[row]);
+  const unread = new Set(parts.flatMap((part) => part.unread));
+  const parted = parts.map((part, k) => ({ columns: part.columns, rows: sizes[k] }));
   return {
     codes,
-    order: posted.order,
-    byteOrdered: posted.byteOrdered,
+    order,
+    byteOrdered,
     rowOf,
-    status: posted.status,
-    columns: await AttributeColumns.adopt(posted.columns, dictionary),
-    unread: new Set(posted.unread),
+    status,
+    columns: await AttributeColumns.adopt(parted, dictionary, unread),
+    unread,
   };
 }

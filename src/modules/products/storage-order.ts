@@ -6,6 +6,15 @@ import { pageByCode } from './products.repository.js';
 const COLUMNS = ['product_code', 'status', 'attributes'] as const;
 const ROWID_PAGE = 5_000;
 
+/** Codes after `after` (exclusive) up to `upTo` (inclusive), in the database's order; either end open. */
+export interface CodeRange {
+  after?: string;
+  upTo?: string;
+}
+
+/** The range's upper end as a condition (the database compares, in its own order). */
+const upToCondition = (range: CodeRange) => (range.upTo === undefined ? sql`` : sql`AND product_code <= ${range.upTo}`);
+
 export interface StoredProductRow {
   product_code: string;
   status: string;
@@ -23,28 +32,40 @@ export function pagesInStorageOrder(
   storage: StorageHandle,
   storeId: string,
   pageSize: number,
+  range: CodeRange = {},
 ): { inCodeOrder: boolean; pages: AsyncGenerator<StoredProductRow[]> } {
   const db = storage.db;
-  if (storage.dialect.name !== 'sqlite') return { inCodeOrder: true, pages: pagesInCodeOrder(db, storeId, pageSize) };
-  return { inCodeOrder: false, pages: pagesByRowid(db, storeId, pageSize) };
+  if (storage.dialect.name !== 'sqlite')
+    return { inCodeOrder: true, pages: pagesInCodeOrder(db, storeId, pageSize, range) };
+  return { inCodeOrder: false, pages: pagesByRowid(db, storeId, pageSize, range) };
 }
 
-async function* pagesInCodeOrder(db: Db, storeId: string, pageSize: number): AsyncGenerator<StoredProductRow[]> {
-  for (let after = ''; ;) {
-    const rows = await pageByCode(db, storeId, { after, limit: pageSize, visibleOnly: false });
+async function* pagesInCodeOrder(
+  db: Db,
+  storeId: string,
+  pageSize: number,
+  range: CodeRange,
+): AsyncGenerator<StoredProductRow[]> {
+  for (let after = range.after ?? ''; ;) {
+    const rows = await pageByCode(db, storeId, { after, upTo: range.upTo, limit: pageSize, visibleOnly: false });
     if (rows.length > 0) yield rows;
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1].product_code;
   }
 }
 
-async function* pagesByRowid(db: Db, storeId: string, pageSize: number): AsyncGenerator<StoredProductRow[]> {
+async function* pagesByRowid(
+  db: Db,
+  storeId: string,
+  pageSize: number,
+  range: CodeRange,
+): AsyncGenerator<StoredProductRow[]> {
   // The rowids from the code index, 5,000 at a time (1M in one statement held the process for 2 s).
   const ids: number[] = [];
-  for (let after = ''; ;) {
+  for (let after = range.after ?? ''; ;) {
     const { rows } = await sql<{ id: number; product_code: string }>`
       SELECT rowid AS id, product_code FROM products WHERE store_id = ${storeId} AND product_code > ${after}
-      ORDER BY product_code LIMIT ${ROWID_PAGE}`.execute(db);
+      ${upToCondition(range)} ORDER BY product_code LIMIT ${ROWID_PAGE}`.execute(db);
     for (const row of rows) ids.push(Number(row.id));
     if (rows.length < ROWID_PAGE) break;
     after = rows[rows.length - 1].product_code;
@@ -70,13 +91,19 @@ async function* pagesByRowid(db: Db, storeId: string, pageSize: number): AsyncGe
  * A store's product codes in the database's product_code order (the listing's order), from the code
  * index alone, a page at a time (1M codes in one statement held the process for about a second).
  */
-export async function* codePagesInOrder(db: Db, storeId: string, pageSize: number): AsyncGenerator<string[]> {
-  for (let after = ''; ;) {
+export async function* codePagesInOrder(
+  db: Db,
+  storeId: string,
+  pageSize: number,
+  range: CodeRange = {},
+): AsyncGenerator<string[]> {
+  for (let after = range.after ?? ''; ;) {
     const rows = await db
       .selectFrom('products')
       .select('product_code')
       .where('store_id', '=', storeId)
       .where('product_code', '>', after)
+      .$if(range.upTo !== undefined, (query) => query.where('product_code', '<=', range.upTo!))
       .orderBy('product_code')
       .limit(pageSize)
       .execute();
@@ -84,6 +111,19 @@ export async function* codePagesInOrder(db: Db, storeId: string, pageSize: numbe
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1].product_code;
   }
+}
+
+/** The store's product code at `offset` in the database's code order (undefined past the last). */
+export async function codeAtOffset(db: Db, storeId: string, offset: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('products')
+    .select('product_code')
+    .where('store_id', '=', storeId)
+    .orderBy('product_code')
+    .limit(1)
+    .offset(offset)
+    .executeTakeFirst();
+  return row?.product_code;
 }
 
 /** The store's products counted up to `limit`: what a large store costs is bounded by the limit. */
