@@ -8,6 +8,11 @@ export interface LiveIndex {
   seq: number;
   /** What the index was built for (a model, a taxonomy, overrides): another key means a rebuild. */
   key: string;
+  /**
+   * Read and assembled by other threads (the attribute index of a large store): this heap holds no
+   * garbage of the build for a compacting collection to gather, and none is taken (a 250 ms pause).
+   */
+  builtElsewhere?: boolean;
 }
 
 /** Where a caller needs the index to be: at least `seq`, built for `key`. */
@@ -120,7 +125,7 @@ export class LiveStoreIndex<T extends LiveIndex, C = void> {
       // heap under the same name (the visual index's matrix), and `build` releases what it replaces.
       this.#cache.set(storeId, built);
       // After the set: the index it replaced, and any the budget evicted, are collected in the same pass.
-      compactAfterBuild(this.spec.sizeOf(built), performance.now() - started);
+      if (!built.builtElsewhere) compactAfterBuild(this.spec.sizeOf(built), performance.now() - started);
       return built;
     }).finally(() => this.#inFlight.delete(storeId));
     this.#inFlight.set(storeId, run);

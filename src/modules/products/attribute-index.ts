@@ -14,11 +14,13 @@ import {
   byteOrder,
   placeRow,
   readAttributeRows,
+  rowsByCode,
   STATUS_IDS,
   type AttributeRows,
   type PostedAttributeRows,
 } from './attribute-rows.js';
 import type { AttributeRowsJob } from './attribute-rows-thread.js';
+import type { CodeList } from './code-list.js';
 
 /** Past this many changes a rebuild reads less than following them. */
 const REBUILD_AFTER = 20_000;
@@ -116,9 +118,9 @@ export class ProductAttributeIndex {
     const inThread = reopen !== undefined && (await countProductsUpTo(storage.db, storeId, threadFrom)) >= threadFrom;
     const onTheLoop = () => readAttributeRows(storage, storeId, storeValues(storeId), { distinctCheckAt });
     // A thread that could not read (its database unreachable from there): read on the event loop instead.
-    const rows = inThread
+    const rows: AttributeRows & { builtElsewhere?: boolean } = inThread
       ? await this.#readInThreads(storeId, reopen).then(
-          (parts) => adoptRows(parts, storeValues(storeId)),
+          async (parts) => ({ ...(await adoptRows(parts, storeValues(storeId))), builtElsewhere: true }),
           (error: unknown) => {
             if (this.#closed) throw error;
             this.deps.onError?.('products.attributes', error);
@@ -162,17 +164,20 @@ export class ProductAttributeIndex {
     const changed = await this.deps.changeLog.changedKeys(storeId, index.seq, upTo, ['product']);
     if (!changed) return false;
     const codes = changed.get('product') ?? [];
-    const records = await this.deps.products.attributesByCodes(storeId, codes);
-    const added = records.filter((record) => !index.rowOf.has(record.code));
+    const [records, rowOf] = await Promise.all([
+      this.deps.products.attributesByCodes(storeId, codes),
+      rowsByCode(index),
+    ]);
+    const added = records.filter((record) => !rowOf.has(record.code));
     if (added.length > 0 && !index.byteOrdered) return false;
     const byCode = new Map(records.map((record) => [record.code, record]));
     for (const code of codes) {
-      const row = index.rowOf.get(code);
+      const row = rowOf.get(code);
       if (row !== undefined) placeRow(index, row, byCode.get(code));
     }
     const rows = added.map((record) => {
       const row = index.codes.length;
-      index.rowOf.set(record.code, row);
+      rowOf.set(record.code, row);
       index.codes.push(record.code);
       placeRow(index, row, record);
       return row;
@@ -184,8 +189,8 @@ export class ProductAttributeIndex {
 }
 
 /** `order` with `rows` (new codes) each put in its place: a binary search each, one copy of the rest. */
-function insertInOrder(order: Int32Array, rows: number[], codes: readonly string[]): Int32Array {
-  rows.sort((a, b) => byteOrder(codes[a], codes[b]));
+function insertInOrder(order: Int32Array, rows: number[], codes: CodeList): Int32Array {
+  rows.sort((a, b) => byteOrder(codes.at(a), codes.at(b)));
   const merged = new Int32Array(order.length + rows.length);
   let from = 0;
   let to = 0;
@@ -194,7 +199,7 @@ function insertInOrder(order: Int32Array, rows: number[], codes: readonly string
     let high = order.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (byteOrder(codes[order[middle]], codes[row]) < 0) low = middle + 1;
+      if (byteOrder(codes.at(order[middle]), codes.at(row)) < 0) low = middle + 1;
       else high = middle;
     }
     merged.set(order.subarray(from, low), to);
@@ -274,7 +279,7 @@ function matchRows(index: AttributeIndex, query: AttributeQuery): AttributeMatch
  */
 class MatchedRows implements MatchedCodes {
   constructor(
-    private readonly codes: readonly string[],
+    private readonly codes: CodeList,
     private readonly rows: Int32Array,
   ) {}
 
@@ -283,7 +288,7 @@ class MatchedRows implements MatchedCodes {
   }
 
   slice(start: number, end: number): string[] {
-    return [...this.rows.subarray(Math.max(0, start), Math.max(0, end))].map((row) => this.codes[row]);
+    return [...this.rows.subarray(Math.max(0, start), Math.max(0, end))].map((row) => this.codes.at(row));
   }
 
   get bytes(): number {

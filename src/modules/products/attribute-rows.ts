@@ -1,7 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AttributeColumns, foldName, ValueDictionary, type ExportedColumns } from '../../catalog/attribute-columns.js';
 import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
-import { packStrings, stringAt, type PackedStrings } from '../../catalog/packed-strings.js';
+import type { PackedStrings } from '../../catalog/packed-strings.js';
+import { CodeList } from './code-list.js';
 import type { StorageHandle } from '../../storage/database.js';
 import { codePagesInOrder, pagesInStorageOrder, type CodeRange } from './storage-order.js';
 
@@ -21,7 +22,7 @@ export const DISTINCT_CHECK_AT = 20_000;
 /** Every product of a store (any status), its attributes dictionary-encoded by row. */
 export interface AttributeRows {
   /** Product codes by row: the build's in the database's product_code order, then new products. */
-  codes: string[];
+  codes: CodeList;
   /** Rows in product_code order (the listing's order). */
   order: Int32Array;
   /**
@@ -30,7 +31,13 @@ export interface AttributeRows {
    * (another collation) it rebuilds the index.
    */
   byteOrdered: boolean;
-  rowOf: Map<string, number>;
+  /**
+   * Code → row; undefined until a follow needs it (`rowsByCode`) where threads read the rows: only
+   * writes look codes up, and a 1M store's map is 40 MB and a second to build.
+   */
+  rowOf: Map<string, number> | undefined;
+  /** Rows whose code is no longer theirs (deleted while the build read), left out of `rowOf`. */
+  forgotten: number[];
   /** Status id by row; 0 for a product deleted since the build. */
   status: Uint8Array;
   columns: AttributeColumns;
@@ -56,11 +63,13 @@ export async function readAttributeRows(
     range = {},
   }: { distinctCheckAt?: number; yieldEachPage?: boolean; range?: CodeRange } = {},
 ): Promise<AttributeRows> {
+  const rowOf = new Map<string, number>();
   const rows: AttributeRows = {
-    codes: [],
+    codes: new CodeList(),
     order: new Int32Array(0),
     byteOrdered: true,
-    rowOf: new Map(),
+    rowOf,
+    forgotten: [],
     status: new Uint8Array(1024),
     columns: new AttributeColumns(dictionary),
     unread: new Set(),
@@ -70,7 +79,7 @@ export async function readAttributeRows(
   const { inCodeOrder, pages } = pagesInStorageOrder(storage, storeId, 1000, range);
   for await (const page of pages) {
     for (const product of page) {
-      rows.rowOf.set(product.product_code, rows.codes.length);
+      rowOf.set(product.product_code, rows.codes.length);
       rows.codes.push(product.product_code);
       placeRow(rows, rows.codes.length - 1, {
         status: product.status,
@@ -85,9 +94,10 @@ export async function readAttributeRows(
     if (yieldEachPage) await nextTurn();
   }
   if (inCodeOrder) {
-    rows.order = Int32Array.from(rows.codes.keys());
-    rows.byteOrdered = rows.codes.every((code, row) => row === 0 || byteOrder(rows.codes[row - 1], code) < 0);
-  } else rows.order = await listingOrder(storage, storeId, rows, range);
+    rows.order = Int32Array.from({ length: rows.codes.length }, (_, row) => row);
+    for (let row = 1; row < rows.codes.length && rows.byteOrdered; row++)
+      rows.byteOrdered = byteOrder(rows.codes.at(row - 1), rows.codes.at(row)) < 0;
+  } else rows.order = await listingOrder(storage, storeId, rows, rowOf, range);
   return rows;
 }
 
@@ -100,6 +110,7 @@ async function listingOrder(
   storage: StorageHandle,
   storeId: string,
   rows: AttributeRows,
+  rowOf: Map<string, number>,
   range: CodeRange,
 ): Promise<Int32Array> {
   const order = new Int32Array(rows.codes.length);
@@ -110,7 +121,7 @@ async function listingOrder(
     for (const code of codes) {
       if (previous !== undefined && byteOrder(previous, code) >= 0) rows.byteOrdered = false;
       previous = code;
-      const row = rows.rowOf.get(code);
+      const row = rowOf.get(code);
       if (row === undefined || listed[row] === 1) continue;
       listed[row] = 1;
       order[count++] = row;
@@ -119,7 +130,8 @@ async function listingOrder(
   }
   listed.forEach((isListed, row) => {
     if (isListed === 1) return;
-    rows.rowOf.delete(rows.codes[row]);
+    rowOf.delete(rows.codes.at(row));
+    rows.forgotten.push(row);
     placeRow(rows, row, undefined);
   });
   return order.slice(0, count);
@@ -184,9 +196,9 @@ export interface PostedAttributeRows {
 }
 
 export function postedRows(rows: AttributeRows): { posted: PostedAttributeRows; transfer: ArrayBuffer[] } {
-  const forgotten = Int32Array.from(rows.codes.keys()).filter((row) => rows.rowOf.get(rows.codes[row]) !== row);
+  const forgotten = Int32Array.from(rows.forgotten);
   const columns = rows.columns.exported();
-  const codes = packStrings(rows.codes);
+  const codes = rows.codes.packed();
   const posted = {
     codes,
     forgotten,
@@ -198,11 +210,14 @@ export function postedRows(rows: AttributeRows): { posted: PostedAttributeRows; 
   };
   const arrays = [
     codes.ends,
+    codes.bytes,
     forgotten,
     rows.order,
     rows.status,
     columns.values.ends,
+    columns.values.bytes,
     columns.display.ends,
+    columns.display.bytes,
     ...columns.entries.flatMap((e) => [e.column, e.distinct]),
   ];
   return { posted, transfer: arrays.map((array) => array.buffer as ArrayBuffer) };
@@ -211,27 +226,23 @@ export function postedRows(rows: AttributeRows): { posted: PostedAttributeRows; 
 /**
  * Threads' rows adopted by this one, `parts` in code order (each read the next range of codes): one
  * set of rows, value ids moved to the store's shared dictionary, an attribute any part left unread
- * left unread, and the codes and their map rebuilt (a turn of the event loop every 25,000 codes).
+ * left unread. The codes stay packed; their map is built when a follow first needs it.
  */
 export async function adoptRows(parts: PostedAttributeRows[], dictionary: ValueDictionary): Promise<AttributeRows> {
+  const codes = new CodeList(parts.map((part) => part.codes));
   const sizes = parts.map((part) => part.codes.ends.length);
-  const total = sizes.reduce((sum, size) => sum + size, 0);
-  const codes = new Array<string>(total);
-  const rowOf = new Map<string, number>();
-  const status = new Uint8Array(Math.max(1024, total));
+  const status = new Uint8Array(Math.max(1024, codes.length));
   const order = new Int32Array(parts.reduce((sum, part) => sum + part.order.length, 0));
+  const forgotten: number[] = [];
   let byteOrdered = true;
   let offset = 0;
   let listed = 0;
   for (const [k, part] of parts.entries()) {
-    for (let row = 0; row < sizes[k]; row++) {
-      rowOf.set((codes[offset + row] = stringAt(part.codes, row)), offset + row);
-      if (row % 25_000 === 24_999) await nextTurn();
-    }
-    for (const row of part.forgotten) rowOf.delete(codes[offset + row]);
+    for (const row of part.forgotten) forgotten.push(offset + row);
     status.set(part.status.subarray(0, sizes[k]), offset);
     // The last code of the parts before and this part's first, in the database's order.
-    if (listed > 0 && part.order.length > 0 && byteOrder(codes[order[listed - 1]], codes[part.order[0] + offset]) >= 0)
+    const first = part.order.length > 0 ? part.order[0] + offset : undefined;
+    if (listed > 0 && first !== undefined && byteOrder(codes.at(order[listed - 1]), codes.at(first)) >= 0)
       byteOrdered = false;
     for (const row of part.order) order[listed++] = row + offset;
     byteOrdered &&= part.byteOrdered;
@@ -243,9 +254,15 @@ export async function adoptRows(parts: PostedAttributeRows[], dictionary: ValueD
     codes,
     order,
     byteOrdered,
-    rowOf,
+    rowOf: undefined,
+    forgotten,
     status,
     columns: await AttributeColumns.adopt(parted, dictionary, unread),
     unread,
   };
+}
+
+/** The rows' code → row map, built on first use (rows threads read). */
+export async function rowsByCode(rows: AttributeRows): Promise<Map<string, number>> {
+  return (rows.rowOf ??= await rows.codes.rowMap(rows.forgotten));
 }
