@@ -80,23 +80,30 @@ describeEachDialect('products listing attribute index', (ctx) => {
     });
     const indexed = new ProductQueries(storage, new SeqCache('indexed', 0), { attributes: index });
     const threadFailures: unknown[] = [];
-    // The same index read by a thread of its own (large stores'), its values adopted into the store's dictionary.
-    const threadedIndex = new ProductAttributeIndex({
-      storage,
-      products: productsRead,
-      changeLog,
-      budgetBytes: 64 * 1024 * 1024,
-      distinctCheckAt: 50,
-      threadFrom: 1,
-      // It would read on the event loop instead: the answers would not tell.
-      onError: (_, error) => threadFailures.push(error),
-    });
-    const threaded = new ProductQueries(storage, new SeqCache('threaded', 0), { attributes: threadedIndex });
+    // The same index read by threads of their own (large stores'): one, and two a half of the codes
+    // each; their values adopted into the store's dictionary.
+    const inThreads = (threads: number) =>
+      new ProductAttributeIndex({
+        storage,
+        products: productsRead,
+        changeLog,
+        budgetBytes: 64 * 1024 * 1024,
+        distinctCheckAt: 50,
+        threadFrom: 1,
+        threads,
+        // It would read on the event loop instead: the answers would not tell.
+        onError: (_, error) => threadFailures.push(error),
+      });
+    const threadedIndexes = [inThreads(1), inThreads(2)];
+    const threaded = threadedIndexes.map(
+      (attributes, k) => new ProductQueries(storage, new SeqCache(`threaded ${k}`, 0), { attributes }),
+    );
     const compare = async (when: string) => {
       const expected = await answers(scan());
       assert.ok(expected.filter((answer) => answer.total > 0).length >= 8, `${when}: most views match something`);
       assert.deepEqual(await answers(indexed), expected, when);
-      assert.deepEqual(await answers(threaded), expected, `${when}, read in a thread`);
+      for (const [k, queries] of threaded.entries())
+        assert.deepEqual(await answers(queries), expected, `${when}, read in ${k + 1} thread(s)`);
       assert.deepEqual(threadFailures, [], `${when}: the thread read`);
     };
     await compare('built');
@@ -126,7 +133,7 @@ describeEachDialect('products listing attribute index', (ctx) => {
     await write(catalog(30, 1000).map((p, i) => ({ ...p, product_code: between[i] })));
     await compare('after new products');
     index.close();
-    threadedIndex.close();
+    for (const threadedIndex of threadedIndexes) threadedIndex.close();
   });
 
   it('serves the console filter through GET /v1/products', async () => {

@@ -38,8 +38,13 @@ const BYTES_PER_INDEX = 64 * 1024;
  * attribute filter waited for it (3.7–5.1 s); each page also delayed the requests behind it.
  */
 const THREAD_FROM = 50_000;
-/** Threads a build reads in (a half of the codes each): one where the machine has a single core. */
-const THREADS = Math.min(2, os.availableParallelism());
+/**
+ * Threads a build reads in, a part of the codes each: all cores but the event loop's, at most two.
+ * On two cores (the console at 1M, Chromium on the same machine) two threads took the event loop's
+ * core from the views served meanwhile (a code-or-name filter 250 → 380 ms at the median, 620 at
+ * worst); at a lower priority (nice 10) they finished too late for the first attribute filter (3.1 s).
+ */
+const THREADS = Math.max(1, Math.min(2, os.availableParallelism() - 1));
 const countProducts = (db: StorageHandle['db'], storeId: string) =>
   countProductsUpTo(db, storeId, Number.MAX_SAFE_INTEGER);
 
@@ -77,6 +82,8 @@ export class ProductAttributeIndex {
       distinctCheckAt?: number;
       /** The store size from which the build reads in a thread of its own (tests set it small). */
       threadFrom?: number;
+      /** How many threads (one or two) read a large store's build, a part of its codes each (tests set both). */
+      threads?: number;
       /** Where a thread that failed is reported (the build then reads on the event loop). */
       onError?: WorkerErrorLog;
     },
@@ -132,13 +139,15 @@ export class ProductAttributeIndex {
   }
 
   /**
-   * The store's rows read by threads of their own, each with its own read-only connection: the codes
-   * split at the middle one, a half each, where the machine has two cores (one read otherwise).
+   * The store's rows read by threads of their own, each with its own read-only connection: with two,
+   * the codes split at the middle one, a half each.
    */
   async #readInThreads(storeId: string, reopen: { url: string; schema?: string }): Promise<PostedAttributeRows[]> {
     const db = this.deps.storage.db;
     const middle =
-      THREADS > 1 ? await codeAtOffset(db, storeId, Math.floor((await countProducts(db, storeId)) / 2)) : undefined;
+      (this.deps.threads ?? THREADS) > 1
+        ? await codeAtOffset(db, storeId, Math.floor((await countProducts(db, storeId)) / 2))
+        : undefined;
     const ranges: CodeRange[] = middle === undefined ? [{}] : [{ upTo: middle }, { after: middle }];
     return Promise.all(
       ranges.map((range) =>
