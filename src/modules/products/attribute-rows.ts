@@ -244,7 +244,9 @@ export async function adoptRows(parts: PostedAttributeRows[], dictionary: ValueD
     const first = part.order.length > 0 ? part.order[0] + offset : undefined;
     if (listed > 0 && first !== undefined && byteOrder(codes.at(order[listed - 1]), codes.at(first)) >= 0)
       byteOrdered = false;
-    for (const row of part.order) order[listed++] = row + offset;
+    order.set(part.order, listed);
+    if (offset > 0) for (let i = listed; i < listed + part.order.length; i++) order[i] += offset;
+    listed += part.order.length;
     byteOrdered &&= part.byteOrdered;
     offset += sizes[k];
   }
