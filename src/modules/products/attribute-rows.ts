@@ -50,8 +50,9 @@ export interface AttributeRows {
 }
 
 /**
- * Reads every product of the store (of a range of its codes) into rows. `yieldEachPage`: a turn of the event loop after each
- * page (SQLite's reads resolve at once), so that a build on the event loop lets other requests in.
+ * Reads every product of the store (of a range of its codes) into rows. `yieldEachPage`: a turn of
+ * the event loop after each page (SQLite's reads resolve at once), so that a build on the event loop
+ * lets other requests in.
  */
 export async function readAttributeRows(
   storage: StorageHandle,

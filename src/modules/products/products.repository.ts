@@ -320,17 +320,12 @@ export async function findCodes(db: Db, storeId: string, codes: readonly string[
 }
 
 /** One page of a store's products in product_code order, after `after`. */
-export function pageByCode(
-  db: Db,
-  storeId: string,
-  page: { after: string; upTo?: string; limit: number; visibleOnly: boolean },
-) {
+export function pageByCode(db: Db, storeId: string, page: { after: string; limit: number; visibleOnly: boolean }) {
   let query = db
     .selectFrom('products')
     .select(RECORD_COLUMNS)
     .where('store_id', '=', storeId)
     .where('product_code', '>', page.after);
-  if (page.upTo !== undefined) query = query.where('product_code', '<=', page.upTo);
   if (page.visibleOnly) query = query.where('status', 'in', [...VISIBLE_STATUSES]);
   return query.orderBy('product_code').limit(page.limit).execute();
 }

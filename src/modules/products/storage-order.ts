@@ -1,7 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db, StorageHandle } from '../../storage/database.js';
-import { pageByCode } from './products.repository.js';
 
 const COLUMNS = ['product_code', 'status', 'attributes'] as const;
 const ROWID_PAGE = 5_000;
@@ -47,7 +46,15 @@ async function* pagesInCodeOrder(
   range: CodeRange,
 ): AsyncGenerator<StoredProductRow[]> {
   for (let after = range.after ?? ''; ;) {
-    const rows = await pageByCode(db, storeId, { after, upTo: range.upTo, limit: pageSize, visibleOnly: false });
+    const rows = await db
+      .selectFrom('products')
+      .select(COLUMNS)
+      .where('store_id', '=', storeId)
+      .where('product_code', '>', after)
+      .$if(range.upTo !== undefined, (query) => query.where('product_code', '<=', range.upTo!))
+      .orderBy('product_code')
+      .limit(pageSize)
+      .execute();
     if (rows.length > 0) yield rows;
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1].product_code;
