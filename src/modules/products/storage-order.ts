@@ -11,9 +11,6 @@ export interface CodeRange {
   upTo?: string;
 }
 
-/** The range's upper end as a condition (the database compares, in its own order). */
-const upToCondition = (range: CodeRange) => (range.upTo === undefined ? sql`` : sql`AND product_code <= ${range.upTo}`);
-
 export interface StoredProductRow {
   product_code: string;
   status: string;
@@ -45,16 +42,33 @@ async function* pagesInCodeOrder(
   pageSize: number,
   range: CodeRange,
 ): AsyncGenerator<StoredProductRow[]> {
+  yield* keysetPages(range, pageSize, (after) =>
+    inRange(db, storeId, range, after, pageSize).select(COLUMNS).execute(),
+  );
+}
+
+/**
+ * The store's products after `after` (within the range's upper end, the database comparing in its own
+ * order), in code order, at most `limit`: the caller selects the columns.
+ */
+function inRange(db: Db, storeId: string, range: CodeRange, after: string, limit: number) {
+  return db
+    .selectFrom('products')
+    .where('store_id', '=', storeId)
+    .where('product_code', '>', after)
+    .$if(range.upTo !== undefined, (query) => query.where('product_code', '<=', range.upTo!))
+    .orderBy('product_code')
+    .limit(limit);
+}
+
+/** Pages of `read(after)` in code order through the range, each after the last code of the one before. */
+async function* keysetPages<Row extends { product_code: string }>(
+  range: CodeRange,
+  pageSize: number,
+  read: (after: string) => Promise<Row[]>,
+): AsyncGenerator<Row[]> {
   for (let after = range.after ?? ''; ;) {
-    const rows = await db
-      .selectFrom('products')
-      .select(COLUMNS)
-      .where('store_id', '=', storeId)
-      .where('product_code', '>', after)
-      .$if(range.upTo !== undefined, (query) => query.where('product_code', '<=', range.upTo!))
-      .orderBy('product_code')
-      .limit(pageSize)
-      .execute();
+    const rows = await read(after);
     if (rows.length > 0) yield rows;
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1].product_code;
@@ -69,13 +83,12 @@ async function* pagesByRowid(
 ): AsyncGenerator<StoredProductRow[]> {
   // The rowids from the code index, 5,000 at a time (1M in one statement held the process for 2 s).
   const ids: number[] = [];
-  for (let after = range.after ?? ''; ;) {
-    const { rows } = await sql<{ id: number; product_code: string }>`
-      SELECT rowid AS id, product_code FROM products WHERE store_id = ${storeId} AND product_code > ${after}
-      ${upToCondition(range)} ORDER BY product_code LIMIT ${ROWID_PAGE}`.execute(db);
+  const rowids = (after: string) =>
+    inRange(db, storeId, range, after, ROWID_PAGE)
+      .select([sql<number>`rowid`.as('id'), 'product_code'])
+      .execute();
+  for await (const rows of keysetPages(range, ROWID_PAGE, rowids)) {
     for (const row of rows) ids.push(Number(row.id));
-    if (rows.length < ROWID_PAGE) break;
-    after = rows[rows.length - 1].product_code;
     await setImmediate();
   }
   const sorted = Float64Array.from(ids).sort();
@@ -104,20 +117,8 @@ export async function* codePagesInOrder(
   pageSize: number,
   range: CodeRange = {},
 ): AsyncGenerator<string[]> {
-  for (let after = range.after ?? ''; ;) {
-    const rows = await db
-      .selectFrom('products')
-      .select('product_code')
-      .where('store_id', '=', storeId)
-      .where('product_code', '>', after)
-      .$if(range.upTo !== undefined, (query) => query.where('product_code', '<=', range.upTo!))
-      .orderBy('product_code')
-      .limit(pageSize)
-      .execute();
-    if (rows.length > 0) yield rows.map((row) => row.product_code);
-    if (rows.length < pageSize) return;
-    after = rows[rows.length - 1].product_code;
-  }
+  const codes = (after: string) => inRange(db, storeId, range, after, pageSize).select('product_code').execute();
+  for await (const rows of keysetPages(range, pageSize, codes)) yield rows.map((row) => row.product_code);
 }
 
 /** The store's product code at `offset` in the database's code order (undefined past the last). */
