@@ -70,7 +70,6 @@ export const storeValues = sharedPerStore(() => new ValueDictionary());
 
 /** AttributeColumns as another thread posts them (`exported`), value ids those of its own dictionary. */
 export interface ExportedColumns {
-  capacity: number;
   entries: Array<{ key: string; column: Int32Array; distinct: Int32Array }>;
   /** The thread's dictionary (id → value as compared, as first written). */
   values: PackedStrings;
@@ -152,7 +151,6 @@ export class AttributeColumns {
   /** The columns and the values they use, for another thread to adopt (the arrays are transferred, not copied). */
   exported(): ExportedColumns {
     return {
-      capacity: this.#capacity,
       entries: [...this.#columns].map(([key, column]) => ({
         key,
         column,

@@ -4,7 +4,7 @@ import { packStrings, stringAt, type PackedStrings } from '../../catalog/packed-
 /**
  * Product codes by row: the packed texts threads posted (each the next rows), then the codes added
  * since. Kept packed, a 1M store's codes are 14 MB instead of a million strings (about 40 MB) and
- * need no second of cloning and slicing when adopted; a code is sliced out when asked for (a page's
+ * need no second of cloning and slicing when adopted; a code is decoded when asked for (a page's
  * fifty, a follow's binary search).
  */
 export class CodeList {
