@@ -5,6 +5,10 @@ import { product } from '../factories/products.js';
 import { ProductQueries, type ProductPage } from '../../src/modules/products/product-queries.js';
 import { ProductAttributeIndex } from '../../src/modules/products/attribute-index.js';
 import { SeqCache } from '../../src/storage/seq-cache.js';
+import { sql } from 'kysely';
+import { ValueDictionary } from '../../src/catalog/attribute-columns.js';
+import { byteOrder, readAttributeRows } from '../../src/modules/products/attribute-rows.js';
+import { pagesInStorageOrder } from '../../src/modules/products/storage-order.js';
 
 // The products listing's attribute filters and facets answered from the in-memory attribute index must
 // be exactly those of reading every product (AttributeScan), for every kind of condition, with a status,
@@ -134,6 +138,55 @@ describeEachDialect('products listing attribute index', (ctx) => {
     await compare('after new products');
     index.close();
     for (const threadedIndex of threadedIndexes) threadedIndex.close();
+  });
+
+  it('keeps its rows in code order when a product is deleted and another added while it reads', async () => {
+    // The last product written holds the largest rowid and a code in the middle of the order; deleted
+    // while the build reads, SQLite gives the next product written the same rowid, which the build,
+    // reading by rowid, finds at the listed place of the first: it must read the code index again.
+    await write(
+      Array.from({ length: 30 }, (_, i) => product(`R-${String(i).padStart(2, '0')}`, { Colour: pick(colours, i, 3) })),
+    );
+    await write([product('R-15b', { Colour: 'Red' })]);
+    const { storage } = ctx().container;
+    const store = await ctx().container.stores.getStore(ctx().store.store_uuid);
+    const rowidOf = async (code: string) =>
+      (
+        await sql<{
+          id: number;
+        }>`select rowid as id from products where store_id = ${store.id} and product_code = ${code}`.execute(storage.db)
+      ).rows[0]?.id;
+    const reused = ctx().dialect === 'sqlite' ? await rowidOf('R-15b') : undefined;
+    const source = pagesInStorageOrder(storage, store.id, 8, { after: 'R-', upTo: 'R-\uffff' });
+    let first = true;
+    const pages = (async function* () {
+      for await (const page of source.pages) {
+        yield page;
+        if (!first) continue;
+        first = false;
+        const res = await ctx().request({
+          method: 'DELETE',
+          url: `/v1/products?store_uuid=${ctx().store.store_uuid}&sku_codes=R-15b`,
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        await write([product('R-99', { Colour: 'Black' })]);
+      }
+    })();
+    const rows = await readAttributeRows(storage, store.id, new ValueDictionary(), {
+      pages: { ...source, pages },
+      yieldEachPage: false,
+    });
+    if (reused !== undefined) assert.equal(await rowidOf('R-99'), reused, 'SQLite gave the rowid again');
+    const listed = Array.from(rows.order, (row) => rows.codes.at(row));
+    assert.deepEqual(
+      listed,
+      [...listed].sort((a, b) => byteOrder(a, b)),
+      'the rows in code order',
+    );
+    assert.equal(listed.length, 31, listed.join());
+    assert.equal(listed.at(-1), 'R-99');
+    assert.ok(!listed.includes('R-15b'), 'the deleted product is not listed');
+    assert.ok(rows.byteOrdered);
   });
 
   it('serves the console filter through GET /v1/products', async () => {

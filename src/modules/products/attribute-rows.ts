@@ -4,7 +4,7 @@ import { PRODUCT_STATUSES } from '../../catalog/statuses.js';
 import type { PackedStrings } from '../../catalog/packed-strings.js';
 import { CodeList } from './code-list.js';
 import type { StorageHandle } from '../../storage/database.js';
-import { codePagesInOrder, pagesInStorageOrder, type CodeRange } from './storage-order.js';
+import { codePagesInOrder, pagesInStorageOrder, type CodeRange, type StoragePages } from './storage-order.js';
 
 // The attribute index's rows (attribute-index.ts) and how they are read from the database: on the
 // event loop, or whole in a thread of their own (attribute-rows-thread.ts) and adopted after.
@@ -32,8 +32,8 @@ export interface AttributeRows {
    */
   byteOrdered: boolean;
   /**
-   * Code → row; undefined until a follow needs it (`rowsByCode`) where threads read the rows: only
-   * writes look codes up, and a 1M store's map is 40 MB and a second to build.
+   * Code → row; undefined until a follow needs it (`rowsByCode`): only writes look codes up, and a 1M
+   * store's map is 40 MB and a second to build.
    */
   rowOf: Map<string, number> | undefined;
   /** Rows whose code is no longer theirs (deleted while the build read), left out of `rowOf`. */
@@ -52,7 +52,7 @@ export interface AttributeRows {
 /**
  * Reads every product of the store (of a range of its codes) into rows. `yieldEachPage`: a turn of
  * the event loop after each page (SQLite's reads resolve at once), so that a build on the event loop
- * lets other requests in.
+ * lets other requests in. `pages`: where the products come from (tests write between pages).
  */
 export async function readAttributeRows(
   storage: StorageHandle,
@@ -62,14 +62,14 @@ export async function readAttributeRows(
     distinctCheckAt = DISTINCT_CHECK_AT,
     yieldEachPage = true,
     range = {},
-  }: { distinctCheckAt?: number; yieldEachPage?: boolean; range?: CodeRange } = {},
+    pages: source,
+  }: { distinctCheckAt?: number; yieldEachPage?: boolean; range?: CodeRange; pages?: StoragePages } = {},
 ): Promise<AttributeRows> {
-  const rowOf = new Map<string, number>();
   const rows: AttributeRows = {
     codes: new CodeList(),
     order: new Int32Array(0),
     byteOrdered: true,
-    rowOf,
+    rowOf: undefined,
     forgotten: [],
     status: new Uint8Array(1024),
     columns: new AttributeColumns(dictionary),
@@ -77,10 +77,9 @@ export async function readAttributeRows(
   };
   let checked = false;
   // Pages of 1,000: each is read and parsed without a turn of the event loop (about 10 ms).
-  const { inCodeOrder, pages } = pagesInStorageOrder(storage, storeId, 1000, range);
+  const { inCodeOrder, pages, codeOrderPositions } = source ?? pagesInStorageOrder(storage, storeId, 1000, range);
   for await (const page of pages) {
     for (const product of page) {
-      rowOf.set(product.product_code, rows.codes.length);
       rows.codes.push(product.product_code);
       placeRow(rows, rows.codes.length - 1, {
         status: product.status,
@@ -96,10 +95,34 @@ export async function readAttributeRows(
   }
   if (inCodeOrder) {
     rows.order = Int32Array.from({ length: rows.codes.length }, (_, row) => row);
-    for (let row = 1; row < rows.codes.length && rows.byteOrdered; row++)
-      rows.byteOrdered = byteOrder(rows.codes.at(row - 1), rows.codes.at(row)) < 0;
-  } else rows.order = await listingOrder(storage, storeId, rows, rowOf, range);
+    rows.byteOrdered = inByteOrder(rows);
+    return rows;
+  }
+  // SQLite orders codes by their bytes: the rows placed where the code index listed their rowids.
+  rows.order = inPositionOrder(codeOrderPositions!());
+  if (!inByteOrder(rows)) {
+    // A rowid reused since it was listed (a product deleted, another added) put a code out of place:
+    // the code index read again, each code found by a map.
+    rows.rowOf = await rows.codes.rowMap([]);
+    rows.order = await listingOrder(storage, storeId, rows, rows.rowOf, range);
+  }
   return rows;
+}
+
+/** Rows by their position (-1: none), in position order. */
+function inPositionOrder(positions: Int32Array): Int32Array {
+  const rowAt = new Int32Array(positions.reduce((last, position) => Math.max(last, position), -1) + 1).fill(-1);
+  positions.forEach((position, row) => {
+    if (position >= 0) rowAt[position] = row;
+  });
+  return rowAt.filter((row) => row >= 0);
+}
+
+/** Whether the rows' codes in their order rise in UTF-8 byte order. */
+function inByteOrder(rows: AttributeRows): boolean {
+  for (let i = 1; i < rows.order.length; i++)
+    if (byteOrder(rows.codes.at(rows.order[i - 1]), rows.codes.at(rows.order[i])) >= 0) return false;
+  return true;
 }
 
 /**
@@ -146,8 +169,36 @@ export function byteOrder(a: string, b: string): number {
   return a < b ? -1 : 1;
 }
 
-/** The names of the product being placed (one set for every product). */
-const seenNames = new Set<string>();
+/** What placing a product needs to know of an attribute name as written, by name (a catalog has few). */
+interface NameFacts {
+  /** The name as compared (foldName). */
+  key: string;
+  /** Whether spaces surround it. */
+  padded: boolean;
+  /** A number of its own for `key`: where `seenBy` marks the product that last had it. */
+  slot: number;
+}
+const nameFacts = new Map<string, NameFacts>();
+const slotOfKey = new Map<string, number>();
+/** By slot, the serial number of the product placed last that had the name (two spellings: unread). */
+let seenBy = new Int32Array(64);
+let placed = 0;
+
+function factsOf(name: string): NameFacts {
+  let facts = nameFacts.get(name);
+  if (facts === undefined) {
+    const key = foldName(name);
+    let slot = slotOfKey.get(key);
+    if (slot === undefined) slotOfKey.set(key, (slot = slotOfKey.size));
+    if (slot >= seenBy.length) {
+      const grown = new Int32Array(seenBy.length * 2);
+      grown.set(seenBy);
+      seenBy = grown;
+    }
+    nameFacts.set(name, (facts = { key, padded: name !== name.trim(), slot }));
+  }
+  return facts;
+}
 
 /** Stores a product's status and attributes at its row, or (no record) marks the row deleted. */
 export function placeRow(
@@ -166,15 +217,20 @@ export function placeRow(
     return;
   }
   rows.status[row] = STATUS_IDS.get(product.status) ?? 0;
-  const seen = seenNames;
-  seen.clear();
+  // Bounded between products (never while one is placed: its names' slots must hold).
+  if (++placed === 0x7fffffff || nameFacts.size >= 10_000) {
+    nameFacts.clear();
+    slotOfKey.clear();
+    seenBy.fill(0);
+    placed = 1;
+  }
   for (const name in product.attributes) {
     const value = product.attributes[name];
-    const key = foldName(name);
-    if (rows.unread.has(key)) continue;
+    const { key, padded, slot } = factsOf(name);
+    if (rows.unread.size > 0 && rows.unread.has(key)) continue;
     const listed = value !== null && typeof value === 'object';
-    if (listed || name !== name.trim() || seen.has(key)) unread(rows, key);
-    seen.add(key);
+    if (listed || padded || seenBy[slot] === placed) unread(rows, key);
+    seenBy[slot] = placed;
   }
   rows.columns.set(row, product.attributes, rows.unread);
 }

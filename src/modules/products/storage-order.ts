@@ -18,6 +18,18 @@ export interface StoredProductRow {
   attributes: string;
 }
 
+/** The store's products a page at a time, and how their order relates to product_code order. */
+export interface StoragePages {
+  /** Whether the pages come in product_code order. */
+  inCodeOrder: boolean;
+  pages: AsyncGenerator<StoredProductRow[]>;
+  /**
+   * Where they do not (SQLite): once the pages are read, the position in product_code order (as the
+   * code index listed them when the read began) of each product read, in the order read; -1 for none.
+   */
+  codeOrderPositions?: () => Int32Array;
+}
+
 /**
  * Every product of a store, a page at a time, in whichever order reads them fastest, and whether that
  * is product_code order. SQLite keeps a table's rows in rowid order, and a store's rows in code order
@@ -29,11 +41,16 @@ export function pagesInStorageOrder(
   storeId: string,
   pageSize: number,
   range: CodeRange = {},
-): { inCodeOrder: boolean; pages: AsyncGenerator<StoredProductRow[]> } {
+): StoragePages {
   const db = storage.db;
   if (storage.dialect.name !== 'sqlite')
     return { inCodeOrder: true, pages: pagesInCodeOrder(db, storeId, pageSize, range) };
-  return { inCodeOrder: false, pages: pagesByRowid(db, storeId, pageSize, range) };
+  const listing = { inCodeOrder: [] as number[], read: [] as number[] };
+  return {
+    inCodeOrder: false,
+    pages: pagesByRowid(db, storeId, pageSize, range, listing),
+    codeOrderPositions: () => positionsOf(listing.read, listing.inCodeOrder),
+  };
 }
 
 async function* pagesInCodeOrder(
@@ -75,14 +92,19 @@ async function* keysetPages<Row extends { product_code: string }>(
   }
 }
 
+/**
+ * The products by rowid; `listing` gets the rowids in code order (as listed first) and those read, in
+ * the order read: what `codeOrderPositions` needs to place them in code order without their codes.
+ */
 async function* pagesByRowid(
   db: Db,
   storeId: string,
   pageSize: number,
   range: CodeRange,
+  listing: { inCodeOrder: number[]; read: number[] },
 ): AsyncGenerator<StoredProductRow[]> {
   // The rowids from the code index, 5,000 at a time (1M in one statement held the process for 2 s).
-  const ids: number[] = [];
+  const ids = listing.inCodeOrder;
   const rowids = (after: string) =>
     inRange(db, storeId, range, after, ROWID_PAGE)
       .select([sql<number>`rowid`.as('id'), 'product_code'])
@@ -100,11 +122,34 @@ async function* pagesByRowid(
     // change log follow applies both).
     const rows = await db
       .selectFrom('products')
-      .select([...COLUMNS, 'store_id'])
+      // Whether the row is the store's, compared by the database: no string for each row's store id.
+      .select([...COLUMNS, sql<number>`store_id = ${storeId}`.as('ours'), sql<number>`rowid`.as('id')])
       .where(sql`rowid`, 'in', page)
       .execute();
-    yield rows.filter((row) => row.store_id === storeId);
+    const ours = rows.filter((row) => row.ours === 1);
+    for (const row of ours) listing.read.push(Number(row.id));
+    yield ours;
   }
+}
+
+/**
+ * For each rowid `read`, its position in `inCodeOrder` (-1 if absent): one sort and a binary search
+ * each, where a code → row map of a 1M store took a second and 40 MB.
+ */
+function positionsOf(read: readonly number[], inCodeOrder: readonly number[]): Int32Array {
+  const byRowid = Int32Array.from(inCodeOrder.keys()).sort((a, b) => inCodeOrder[a] - inCodeOrder[b]);
+  const positions = new Int32Array(read.length).fill(-1);
+  read.forEach((rowid, i) => {
+    let low = 0;
+    let high = byRowid.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (inCodeOrder[byRowid[middle]] < rowid) low = middle + 1;
+      else high = middle;
+    }
+    if (low < byRowid.length && inCodeOrder[byRowid[low]] === rowid) positions[i] = byRowid[low];
+  });
+  return positions;
 }
 
 /**
