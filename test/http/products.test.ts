@@ -655,6 +655,17 @@ describeEachDialect('GET /v1/products filters (reason, q) and GET /v1/workspace/
     assert.deepEqual(await list('q=b_'), { total: 1, codes: ['b_x'] });
     assert.deepEqual(await list('q=%25'), { total: 1, codes: ['BLU-1'] });
     assert.deepEqual(await list('q=red&reason=Missing%20price'), { total: 1, codes: ['RED-1'] });
+    // A text's total is kept while the catalog is unchanged and counted again once it changes.
+    assert.deepEqual(await list('q=e&limit=1'), { total: 3, codes: ['BLU-1'] });
+    assert.deepEqual(await list('q=e&limit=1&offset=1'), { total: 3, codes: ['RED-1'] });
+    const renamed = await t.request({
+      method: 'POST',
+      url: `/v1/products?store_uuid=${store.store_uuid}`,
+      token: store.api_token,
+      payload: [product('b_x', { 'Product Name': 'Plain tee' })],
+    });
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    assert.deepEqual(await list('q=e&limit=1'), { total: 4, codes: ['BLU-1'] });
     const tooLong = await t.request({
       method: 'GET',
       url: `/v1/products?store_uuid=${store.store_uuid}&q=${'x'.repeat(201)}`,
