@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { compileShopperSerializers } from './http/lazy-serializers.js';
+import { buildLanguageTables } from './languages/languages.js';
 import { createContainer, type Container } from './container.js';
 import type { Config } from './config.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -48,9 +49,10 @@ export async function startServer(
   if (!isClusterWorker()) banner.forEach((line) => print(line));
   reportReady(PROCESS_INDEX === 0 ? banner : undefined);
   // In the background, between the first requests: a shopper's first call does not compile its answer.
-  compileShopperSerializers(app).catch((err: unknown) =>
-    log.error({ err }, 'compiling the shopper serializers failed'),
-  );
+  compileShopperSerializers(app)
+    // The other languages' vocabulary tables too: the first store whose labels need them would wait.
+    .then(() => buildLanguageTables())
+    .catch((err: unknown) => log.error({ err }, 'preparing for the first requests failed'));
   // Which workers run here is the role table's (src/jobs/worker-roles.ts): the shared work in the
   // first API process, in-memory indexes in every one; --no-worker leaves embedding to `vitrine worker`.
   await container.workers.start(
