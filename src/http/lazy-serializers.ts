@@ -10,7 +10,7 @@ interface SerializedRoute {
   httpStatus: string;
 }
 
-/** The routes a shopper's first calls reach: their answers are compiled ahead, once the process listens. */
+/** The routes a shopper's first calls reach: their answers are compiled before the process listens. */
 export const SHOPPER_ROUTES = [
   '/v1/search',
   '/v1/search/query',
@@ -28,9 +28,9 @@ const compilersAhead = new WeakMap<FastifyInstance, () => Promise<string[]>>();
  * Fastify's response serializers (fast-json-stringify), each compiled when its route first answers with
  * that status instead of all at start: compiling every route's response schemas was 1.3–1.8 s of each
  * app's start (an API process, every test suite), most of it for routes a process may never answer
- * with. The code compiled, and so every answer, is the same. The shopper's routes are compiled ahead
- * once the process listens (`compileShopperSerializers`), one per turn of the event loop: their first
- * answer paid 20–35 ms for it (a cold store's first search on a fresh process, 2 cores).
+ * with. The code compiled, and so every answer, is the same. The shopper's routes are compiled ahead,
+ * before the process listens (`compileShopperSerializers`): their first answer paid 20–35 ms for it (a
+ * cold store's first search on a fresh process, 2 cores).
  */
 export function lazySerializers(): {
   schemaController: NonNullable<FastifyServerOptions['schemaController']>;
