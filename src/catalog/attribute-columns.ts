@@ -76,6 +76,17 @@ export interface ExportedColumns {
   display: PackedStrings;
 }
 
+/** A column another thread built for some rows, to adopt (AttributeColumns.adopt). */
+interface PendingColumn {
+  exported: ExportedColumns;
+  entry: ExportedColumns['entries'][number];
+  rows: number;
+  /** The row of the part's first. */
+  offset: number;
+  /** The part's value id → the shared one, shared by the part's columns. */
+  ids: Int32Array;
+}
+
 /**
  * Products' attribute values, dictionary-encoded per attribute (one Int32Array column each), so a
  * filter is a few array reads per candidate and 44k products cost a few MB rather than one object each.
@@ -85,6 +96,10 @@ export class AttributeColumns {
   /** Each column's distinct value ids: a condition is evaluated once per distinct value. */
   readonly #distinct = new Map<string, IdSet>();
   #capacity = 1024;
+  /** Columns other threads built, not adopted yet (`adopt`), by folded name. */
+  readonly #pending = new Map<string, PendingColumn[]>();
+  /** The adoption under way of a pending column (`#adoption`). */
+  readonly #adopting = new Map<string, Generator<void, void>>();
   /** Each column's value in the row set last and its id (set), while the column is kept. */
   readonly #last = new Map<string, { value: unknown; id: number }>();
   /**
@@ -98,9 +113,11 @@ export class AttributeColumns {
   /**
    * Columns other threads built, each for the next rows and with a dictionary of its own (`exported`),
    * as one set over all their rows with value ids of `dictionary` (the store's shared one), leaving
-   * out the attributes in `skip`: each distinct value looked up once, then one read per cell, with turns
-   * of the event loop between: a 1M store's columns hold about 780,000 distinct values (prices, parent
-   * codes, image addresses), a second of lookups.
+   * out the attributes in `skip`. A column is adopted when first read (`adoptPending` ahead of a
+   * read, with turns of the event loop; at once otherwise): each distinct value looked up once, then
+   * one read per cell. A 1M store's columns hold about 780,000 distinct values (prices, parent codes,
+   * image addresses), 2–3 s of lookups on the event loop, where the console's filters read seven
+   * columns of a few hundred values each.
    */
   static async adopt(
     parts: ReadonlyArray<{ columns: ExportedColumns; rows: number }>,
@@ -113,45 +130,83 @@ export class AttributeColumns {
       parts.reduce((total, part) => total + part.rows, 0),
     );
     let offset = 0;
-    // A turn of the event loop once 10 ms have passed (checked every 256 steps): the first lookups run
-    // before the code is optimised, 20,000 of them held the loop 150–250 ms.
-    let since = performance.now();
-    let steps = 0;
-    const turn = async () => {
-      if ((++steps & 255) !== 0 || performance.now() - since < 10) return;
-      await nextTurn();
-      since = performance.now();
-    };
     for (const { columns: exported, rows } of parts) {
-      // The part's id → the shared id (0 stays 0: no value).
+      // The part's id → the shared id (0 stays 0: no value), filled as its columns are adopted.
       const ids = new Int32Array(exported.values.ends.length);
-      for (const { key, column, distinct } of exported.entries) {
-        if (skip.has(key)) continue;
-        let merged = adopted.#columns.get(key);
-        let set = adopted.#distinct.get(key);
-        if (!merged || !set) {
-          adopted.#columns.set(key, (merged = new Int32Array(adopted.#capacity)));
-          adopted.#distinct.set(key, (set = new IdSet()));
-        }
-        for (const local of distinct) {
-          if (ids[local] === 0)
-            ids[local] = dictionary.idOf(stringAt(exported.values, local), stringAt(exported.display, local));
-          set.add(ids[local]);
-          await turn();
-        }
-        for (let from = 0; from < rows; from += 4096) {
-          const to = Math.min(rows, from + 4096);
-          for (let row = from; row < to; row++) merged[offset + row] = ids[column[row]];
-          await turn();
-        }
+      for (const entry of exported.entries) {
+        if (skip.has(entry.key)) continue;
+        let sources = adopted.#pending.get(entry.key);
+        if (!sources) adopted.#pending.set(entry.key, (sources = []));
+        sources.push({ exported, entry, rows, offset, ids });
       }
       offset += rows;
     }
     return adopted;
   }
 
+  /**
+   * Adopts the columns of `keys` (folded names; every column still to adopt without), a turn of the
+   * event loop each 10 ms: the first lookups run before the code is optimised, 20,000 of them held
+   * the loop 150–250 ms.
+   */
+  async adoptPending(keys: Iterable<string> = [...this.#pending.keys()]): Promise<void> {
+    for (const key of keys) {
+      let since = performance.now();
+      for (const steps = this.#adoption(key); steps !== undefined && !steps.next().done;)
+        if (performance.now() - since >= 10) {
+          await nextTurn();
+          since = performance.now();
+        }
+    }
+  }
+
+  /** Adopts a column still to adopt at once (a read that did not ask ahead). */
+  #adoptNow(key: string) {
+    const steps = this.#adoption(key);
+    if (steps) while (!steps.next().done);
+  }
+
+  /** The steps adopting a column (undefined when there is none to adopt); one run per column, shared. */
+  #adoption(key: string): Generator<void, void> | undefined {
+    const sources = this.#pending.get(key);
+    if (!sources) return undefined;
+    let steps = this.#adopting.get(key);
+    if (!steps) this.#adopting.set(key, (steps = this.#adoptSteps(key, sources)));
+    return steps;
+  }
+
+  *#adoptSteps(key: string, sources: PendingColumn[]): Generator<void, void> {
+    const merged = new Int32Array(this.#capacity);
+    const set = new IdSet();
+    for (const { exported, entry, rows, offset, ids } of sources) {
+      let step = 0;
+      for (const local of entry.distinct) {
+        if (ids[local] === 0)
+          ids[local] = this.dictionary.idOf(stringAt(exported.values, local), stringAt(exported.display, local));
+        set.add(ids[local]);
+        if ((++step & 255) === 0) yield;
+      }
+      for (let from = 0; from < rows; from += 4096) {
+        const to = Math.min(rows, from + 4096);
+        for (let row = from; row < to; row++) merged[offset + row] = ids[entry.column[row]];
+        yield;
+      }
+    }
+    // Unless the column was dropped meanwhile.
+    if (this.#pending.get(key) !== sources) return;
+    this.#pending.delete(key);
+    this.#adopting.delete(key);
+    this.#columns.set(key, merged);
+    this.#distinct.set(key, set);
+  }
+
+  #adoptAllNow() {
+    for (const key of [...this.#pending.keys()]) this.#adoptNow(key);
+  }
+
   /** The columns and the values they use, for another thread to adopt (the arrays are transferred, not copied). */
   exported(): ExportedColumns {
+    this.#adoptAllNow();
     return {
       entries: [...this.#columns].map(([key, column]) => ({
         key,
@@ -166,6 +221,8 @@ export class AttributeColumns {
   /** Stores a row's values; attributes whose folded name is in `skip` are not kept. */
   set(row: number, attributes: Record<string, unknown>, skip?: ReadonlySet<string>) {
     if (this.#accepting.size > 0) this.#accepting.clear();
+    // A write after a build threads read (a follow adopts them ahead: adoptPending).
+    if (this.#pending.size > 0) this.#adoptAllNow();
     if (row >= this.#capacity) this.#grow(row + 1);
     for (const column of this.#columns.values()) column[row] = 0;
     // for…in over a parsed object: Object.entries made a pair per attribute (1M products: 15M arrays).
@@ -224,6 +281,7 @@ export class AttributeColumns {
   ): Array<{ key: string; column: Int32Array | undefined; accepted: Uint8Array }> {
     return filters.map(({ field, condition }) => {
       const key = field.trim().toLowerCase();
+      this.#adoptNow(key);
       const column = this.#columns.get(key);
       const ids = this.#accepted(key, field, condition, resolver);
       const accepted = new Uint8Array(this.dictionary.values.length);
@@ -234,12 +292,16 @@ export class AttributeColumns {
 
   /** How many distinct values an attribute's column holds (0: no column). */
   distinctCount(name: string): number {
-    return this.#distinct.get(name.trim().toLowerCase())?.size ?? 0;
+    const key = name.trim().toLowerCase();
+    this.#adoptNow(key);
+    return this.#distinct.get(key)?.size ?? 0;
   }
 
   /** The largest value id an attribute's column holds (0: none): a count table by id needs one more entry. */
   largestId(name: string): number {
-    return this.#distinct.get(name.trim().toLowerCase())?.largest ?? 0;
+    const key = name.trim().toLowerCase();
+    this.#adoptNow(key);
+    return this.#distinct.get(key)?.largest ?? 0;
   }
 
   /** Forgets an attribute's column (its values stay in the dictionary). */
@@ -247,13 +309,15 @@ export class AttributeColumns {
     const key = name.trim().toLowerCase();
     this.#columns.delete(key);
     this.#distinct.delete(key);
+    this.#pending.delete(key);
+    this.#adopting.delete(key);
     this.#last.delete(key);
     this.#accepting.clear();
   }
 
   /** The attributes that have a column (folded names). */
   names(): string[] {
-    return [...this.#columns.keys()];
+    return [...this.#columns.keys(), ...this.#pending.keys()];
   }
 
   #accepted(key: string, field: string, condition: Condition, resolver: AudienceResolver): Int32Array {
@@ -280,7 +344,9 @@ export class AttributeColumns {
 
   /** The column of an attribute (any case), value ids by row; undefined when no product has it. */
   column(name: string): Int32Array | undefined {
-    return this.#columns.get(name.trim().toLowerCase());
+    const key = name.trim().toLowerCase();
+    this.#adoptNow(key);
+    return this.#columns.get(key);
   }
 
   /** A value id as compared (trimmed, lower case; '' for none). */

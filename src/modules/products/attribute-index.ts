@@ -107,6 +107,8 @@ export class ProductAttributeIndex {
     if (asked.some((name) => name !== name.trim())) return undefined;
     const index = await this.#index.current(store.id, { seq: store.changeSeq, key: 'attributes' }, undefined);
     if (asked.some((name) => index.unread.has(name.toLowerCase()))) return undefined;
+    // The columns asked for, adopted with turns of the event loop where threads read the build.
+    await index.columns.adoptPending(asked.map((name) => name.toLowerCase()));
     return matchRows(index, query);
   }
 
@@ -176,6 +178,8 @@ export class ProductAttributeIndex {
     const [records, rowOf] = await Promise.all([
       this.deps.products.attributesByCodes(storeId, codes),
       rowsByCode(index),
+      // A write needs every column: those threads read adopted here, with turns of the event loop.
+      index.columns.adoptPending(),
     ]);
     const added = records.filter((record) => !rowOf.has(record.code));
     if (added.length > 0 && !index.byteOrdered) return false;
