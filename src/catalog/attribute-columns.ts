@@ -119,11 +119,11 @@ export class AttributeColumns {
    * image addresses), 2–3 s of lookups on the event loop, where the console's filters read seven
    * columns of a few hundred values each.
    */
-  static async adopt(
+  static adopt(
     parts: ReadonlyArray<{ columns: ExportedColumns; rows: number }>,
     dictionary: ValueDictionary,
     skip: ReadonlySet<string>,
-  ): Promise<AttributeColumns> {
+  ): AttributeColumns {
     const adopted = new AttributeColumns(dictionary);
     adopted.#capacity = Math.max(
       adopted.#capacity,

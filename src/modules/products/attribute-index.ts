@@ -129,7 +129,7 @@ export class ProductAttributeIndex {
     // A thread that could not read (its database unreachable from there): read on the event loop instead.
     const rows: AttributeRows & { builtElsewhere?: boolean } = inThread
       ? await this.#readInThreads(storeId, reopen).then(
-          async (parts) => ({ ...(await adoptRows(parts, storeValues(storeId))), builtElsewhere: true }),
+          (parts) => ({ ...adoptRows(parts, storeValues(storeId)), builtElsewhere: true }),
           (error: unknown) => {
             if (this.#closed) throw error;
             this.deps.onError?.('products.attributes', error);

@@ -282,10 +282,11 @@ export function postedRows(rows: AttributeRows): { posted: PostedAttributeRows; 
 
 /**
  * Threads' rows adopted by this one, `parts` in code order (each read the next range of codes): one
- * set of rows, value ids moved to the store's shared dictionary, an attribute any part left unread
- * left unread. The codes stay packed; their map is built when a follow first needs it.
+ * set of rows, value ids moved to the store's shared dictionary as each column is first read, an
+ * attribute any part left unread left unread. The codes stay packed; their map is built when a follow
+ * first needs it.
  */
-export async function adoptRows(parts: PostedAttributeRows[], dictionary: ValueDictionary): Promise<AttributeRows> {
+export function adoptRows(parts: PostedAttributeRows[], dictionary: ValueDictionary): AttributeRows {
   const codes = new CodeList(parts.map((part) => part.codes));
   const sizes = parts.map((part) => part.codes.ends.length);
   const status = new Uint8Array(Math.max(1024, codes.length));
@@ -316,7 +317,7 @@ export async function adoptRows(parts: PostedAttributeRows[], dictionary: ValueD
     rowOf: undefined,
     forgotten,
     status,
-    columns: await AttributeColumns.adopt(parted, dictionary, unread),
+    columns: AttributeColumns.adopt(parted, dictionary, unread),
     unread,
   };
 }
