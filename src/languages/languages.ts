@@ -37,6 +37,9 @@ export function languageData(code: string): LanguageData {
 /** Every language but English (their vocabularies are data files). */
 export const OTHER_LANGUAGES: readonly LanguageData[] = ALL.filter((l) => l.code !== 'en');
 
+/** Every table `perLanguage` made, for `buildLanguageTables`. */
+const LANGUAGE_TABLES: Array<(code: string) => unknown> = [];
+
 /**
  * A table built from another language's data the first time that language is asked for (undefined for
  * English and unknown codes). Building stems every word of the data: ~100 ms for the eight languages,
@@ -55,9 +58,6 @@ export function perLanguage<T>(build: (data: LanguageData) => T): (code: string)
   LANGUAGE_TABLES.push(table);
   return table;
 }
-
-/** Every table `perLanguage` made, for `buildLanguageTables`. */
-const LANGUAGE_TABLES: Array<(code: string) => unknown> = [];
 
 /**
  * Builds every language's tables now, one language a turn of the event loop. A serving process does

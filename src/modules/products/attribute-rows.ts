@@ -77,7 +77,7 @@ export async function readAttributeRows(
   };
   let checked = false;
   // Pages of 1,000: each is read and parsed without a turn of the event loop (about 10 ms).
-  const { inCodeOrder, pages, codeOrderPositions } = source ?? pagesInStorageOrder(storage, storeId, 1000, range);
+  const { inCodeOrder, pages, codeOrder } = source ?? pagesInStorageOrder(storage, storeId, 1000, range);
   for await (const page of pages) {
     for (const product of page) {
       rows.codes.push(product.product_code);
@@ -99,7 +99,7 @@ export async function readAttributeRows(
     return rows;
   }
   // SQLite orders codes by their bytes: the rows placed where the code index listed their rowids.
-  rows.order = inPositionOrder(codeOrderPositions!());
+  rows.order = codeOrder!();
   if (!inByteOrder(rows)) {
     // A rowid reused since it was listed (a product deleted, another added) put a code out of place:
     // the code index read again, each code found by a map.
@@ -107,15 +107,6 @@ export async function readAttributeRows(
     rows.order = await listingOrder(storage, storeId, rows, rows.rowOf, range);
   }
   return rows;
-}
-
-/** Rows by their position (-1: none), in position order. */
-function inPositionOrder(positions: Int32Array): Int32Array {
-  const rowAt = new Int32Array(positions.reduce((last, position) => Math.max(last, position), -1) + 1).fill(-1);
-  positions.forEach((position, row) => {
-    if (position >= 0) rowAt[position] = row;
-  });
-  return rowAt.filter((row) => row >= 0);
 }
 
 /** Whether the rows' codes in their order rise in UTF-8 byte order. */

@@ -24,10 +24,10 @@ export interface StoragePages {
   inCodeOrder: boolean;
   pages: AsyncGenerator<StoredProductRow[]>;
   /**
-   * Where they do not (SQLite): once the pages are read, the position in product_code order (as the
-   * code index listed them when the read began) of each product read, in the order read; -1 for none.
+   * Where they do not (SQLite): once the pages are read, the products read (their place in the order
+   * read) in product_code order, as the code index listed them when the read began.
    */
-  codeOrderPositions?: () => Int32Array;
+  codeOrder?: () => Int32Array;
 }
 
 /**
@@ -49,7 +49,7 @@ export function pagesInStorageOrder(
   return {
     inCodeOrder: false,
     pages: pagesByRowid(db, storeId, pageSize, range, listing),
-    codeOrderPositions: () => positionsOf(listing.read, listing.inCodeOrder),
+    codeOrder: () => readInCodeOrder(listing.read, listing.inCodeOrder),
   };
 }
 
@@ -94,7 +94,7 @@ async function* keysetPages<Row extends { product_code: string }>(
 
 /**
  * The products by rowid; `listing` gets the rowids in code order (as listed first) and those read, in
- * the order read: what `codeOrderPositions` needs to place them in code order without their codes.
+ * the order read: what `codeOrder` needs to place them in code order without their codes.
  */
 async function* pagesByRowid(
   db: Db,
@@ -133,23 +133,25 @@ async function* pagesByRowid(
 }
 
 /**
- * For each rowid `read`, its position in `inCodeOrder` (-1 if absent): one sort and a binary search
- * each, where a code → row map of a 1M store took a second and 40 MB.
+ * The products read (their index in `read`, the rowids in the order read), in the order of
+ * `inCodeOrder` (the rowids as the code index listed them); one listed but not read is left out. One
+ * sort and a binary search each, where a code → row map of a 1M store took a second and 40 MB.
  */
-function positionsOf(read: readonly number[], inCodeOrder: readonly number[]): Int32Array {
-  const byRowid = Int32Array.from(inCodeOrder.keys()).sort((a, b) => inCodeOrder[a] - inCodeOrder[b]);
-  const positions = new Int32Array(read.length).fill(-1);
-  read.forEach((rowid, i) => {
+function readInCodeOrder(read: readonly number[], inCodeOrder: readonly number[]): Int32Array {
+  const byRowid = Int32Array.from(read.keys()).sort((a, b) => read[a] - read[b]);
+  const order = new Int32Array(read.length);
+  let count = 0;
+  for (const rowid of inCodeOrder) {
     let low = 0;
     let high = byRowid.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (inCodeOrder[byRowid[middle]] < rowid) low = middle + 1;
+      if (read[byRowid[middle]] < rowid) low = middle + 1;
       else high = middle;
     }
-    if (low < byRowid.length && inCodeOrder[byRowid[low]] === rowid) positions[i] = byRowid[low];
-  });
-  return positions;
+    if (low < byRowid.length && read[byRowid[low]] === rowid) order[count++] = byRowid[low];
+  }
+  return order.slice(0, count);
 }
 
 /**
