@@ -27,18 +27,26 @@ import { PostingsIndex } from './postings-index.js';
 import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
 
-/** Everything a query matches, best first (at most the ranked window), and how it was read. */
+/**
+ * Everything a query matches, best first (at most the ranked window): rows of the store's row numbering
+ * and their scores, as typed arrays (12 bytes a hit; objects with a code each took about 96), so a
+ * store's popular queries stay kept at a million products too.
+ */
 export interface ResultList {
-  hits: SearchResult[];
+  /** Rows of `numbering`, best first (equal scores by product_code). */
+  rows: Int32Array;
+  scores: Float64Array;
+  /** The numbering the rows are in, held while the list is used. */
+  numbering: StoreRows;
   /** The spelling the catalog supports, when a word of the query is not in it and was read as another. */
   correctedQuery: string | null;
   /** Nothing had every word: the hits are for the query with its least specific words dropped. */
   relaxed: boolean;
-  /**
-   * The store's row numbering the hits' rows are in, when the ranking knew them (large stores' postings);
-   * weak, so a kept list does not hold a numbering every index of the store has dropped.
-   */
-  numbering?: WeakRef<StoreRows>;
+}
+
+/** A kept list holds its numbering weakly: a numbering every index of the store has dropped is not kept for it. */
+interface KeptList extends Omit<ResultList, 'numbering'> {
+  numbering: WeakRef<StoreRows>;
 }
 
 /** A store's typo vocabulary (LiveStoreIndex): `seq` is the search index's cursor when it was last read. */
@@ -58,10 +66,10 @@ const vocabularyKey = (language: string) => `terms:${language}`;
  */
 const BYTES_PER_TERM = 1_100;
 /**
- * Rough bytes one hit of a cached result list holds: its object (the strings are shared) and its row
- * and score in the ranked rows search keeps beside the list.
+ * Bytes one hit of a kept result list holds: its row and its score. The listing reads the same arrays
+ * unless some of the rows are no longer live (a copy then, while that listing stands).
  */
-const BYTES_PER_HIT = 96;
+const BYTES_PER_HIT = 12;
 /**
  * Rough bytes a kept list costs beside its hits: its key, the cache's entry, the list's arrays and the
  * typed arrays of its ranked rows. Counted at 200 before a heap snapshot of the soak showed each list
@@ -81,7 +89,7 @@ const PREVIEW_SAMPLE = { sampleFrom: 20_000, sampleSize: 2_000 };
 export class ResultLists {
   readonly #vocabularies: LiveStoreIndex<VocabularyEntry>;
   readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
-  readonly #lists: BoundedCache<ResultList> | undefined;
+  readonly #lists: BoundedCache<KeptList> | undefined;
   /** Large stores' ranking in memory (SQLite); undefined where the engine ranks every store. */
   readonly #postings: PostingsIndex | undefined;
   /** Per store: the generation (change sequence, language, synonyms) its kept lists were read at (older ones are dropped). */
@@ -110,7 +118,7 @@ export class ResultLists {
         ? new BoundedCache(
             'search.results',
             deps.resultBytes,
-            (list, key) => BYTES_PER_LIST + key.length + list.hits.length * BYTES_PER_HIT,
+            (list, key) => BYTES_PER_LIST + key.length + list.rows.length * BYTES_PER_HIT,
             (key) => this.#generations.forget(key),
           )
         : undefined;
@@ -241,12 +249,15 @@ export class ResultLists {
     const generation = `${store.changeSeq}\u0000${store.indexLanguage}\u0000${JSON.stringify(store.synonyms)}`;
     const key = `${store.id}\u0000${text}`;
     if (this.#generations.isCurrent(store.id, generation)) {
-      const cached = this.#lists?.get(key);
-      if (cached) return cached;
+      const kept = this.#lists?.get(key);
+      // A numbering still held by an index of the store is the one the store's indexes use now.
+      const numbering = kept?.numbering.deref();
+      if (kept && numbering) return { ...kept, numbering };
     }
     const { list, current } = await this.#compute(store, query, !/\s$/.test(text), options);
     // A list read while the index was behind the catalog is of that moment only.
-    if (current && this.#lists && this.#generations.keep(store, generation, key)) this.#lists.set(key, list);
+    if (current && this.#lists && this.#generations.keep(store, generation, key))
+      this.#lists.set(key, { ...list, numbering: new WeakRef(list.numbering) });
     return list;
   }
 
@@ -351,9 +362,17 @@ export class ResultLists {
     // The exact codes were left out of the scored hits: each product is once in the two.
     const hits = (exactHits.length > 0 ? [...exactHits, ...visible] : visible).sort(byScore).slice(0, window);
     const correctedQuery = hits.length > 0 && !relaxed ? correction(query, vocabulary, this.analyzerOf(store)) : null;
-    // Rows were given by the postings, which hold the store's numbering: it is the one now.
-    const numbering = hits.some((hit) => hit.row !== undefined) ? new WeakRef(storeRows(store.id)) : undefined;
-    return { list: { hits, correctedQuery, relaxed, numbering }, current };
+    // Rows the postings gave are in the store's numbering, which they hold: the one now. Other hits
+    // (exact codes, the engine's answers) are numbered by code.
+    const numbering = storeRows(store.id);
+    const rows = new Int32Array(hits.length);
+    const scores = new Float64Array(hits.length);
+    hits.forEach((hit, i) => {
+      rows[i] = hit.row ?? numbering.add(hit.product_code);
+      scores[i] = hit.score;
+    });
+    const list: ResultList = { rows, scores, numbering, correctedQuery, relaxed };
+    return { list, current };
   }
 
   /**

@@ -89,7 +89,7 @@ export class SearchService {
   // budget evicts it, and a strong one held every evicted listing's rows (300-500 KB a store of 2,000
   // products) for as long as the list was kept (bench/index-memory.bench.ts).
   readonly #rowsOfLists = new WeakMap<
-    ResultList,
+    Int32Array,
     { snapshot: WeakRef<ListingSnapshot>; rows: Int32Array; scores: Float64Array }
   >();
 
@@ -302,24 +302,29 @@ export class SearchService {
 
   /**
    * A result list's hits as listing rows (visible ones only), kept with the list while the listing
-   * stands: the next page or facet click of the same query maps no code again.
+   * stands: the list's own arrays when every row is live in the listing's numbering, else a copy.
    */
   #rankedRows(list: ResultList, listing: CatalogListing): { rows: Int32Array; scores: Float64Array } {
-    const cached = this.#rowsOfLists.get(list);
+    const cached = this.#rowsOfLists.get(list.rows);
     if (cached && cached.snapshot.deref() === listing.snapshot) return cached;
-    const rows = new Int32Array(list.hits.length);
-    const scores = new Float64Array(list.hits.length);
-    let n = 0;
-    // Rows the ranking gave are in the listing's numbering when it is the list's (no lookup by code).
-    const known = list.numbering !== undefined && list.numbering.deref() === listing.rowOf;
-    for (const hit of list.hits) {
-      const row = known && hit.row !== undefined ? hit.row : listing.rowOf.get(hit.product_code);
-      if (row === undefined || !listing.rows.live[row]) continue;
-      rows[n] = row;
-      scores[n++] = hit.score;
+    const live = listing.rows.live;
+    const sameNumbering = list.numbering === listing.rowOf;
+    let { rows, scores } = list;
+    if (!sameNumbering || !rows.every((row) => live[row])) {
+      rows = new Int32Array(list.rows.length);
+      scores = new Float64Array(list.rows.length);
+      let n = 0;
+      for (let i = 0; i < list.rows.length; i++) {
+        const row = sameNumbering ? list.rows[i] : listing.rowOf.get(list.numbering.codes[list.rows[i]]!);
+        if (row === undefined || !live[row]) continue;
+        rows[n] = row;
+        scores[n++] = list.scores[i]!;
+      }
+      rows = rows.slice(0, n);
+      scores = scores.slice(0, n);
     }
-    const mapped = { snapshot: new WeakRef(listing.snapshot), rows: rows.slice(0, n), scores: scores.slice(0, n) };
-    this.#rowsOfLists.set(list, mapped);
+    const mapped = { snapshot: new WeakRef(listing.snapshot), rows, scores };
+    this.#rowsOfLists.set(list.rows, mapped);
     return mapped;
   }
 
