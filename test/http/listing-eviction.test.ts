@@ -19,6 +19,8 @@ const products = (prefix: string) =>
     'Product Name': `${i % 2 ? 'Linen' : 'Cotton'} shirt ${i}`,
     Category: 'Shirts',
     'Selling Price': String(20 + i),
+    // Complete products (an image too), so that search shows them.
+    'Image URL 1': `https://img.example/${prefix}${i}.jpg`,
   }));
 
 async function search(t: TestApp, store: { store_uuid: string; api_token: string }) {
@@ -29,7 +31,7 @@ async function search(t: TestApp, store: { store_uuid: string; api_token: string
     token: store.api_token,
   });
   assert.equal(res.statusCode, 200, res.body);
-  return res.json();
+  return (res.json() as { data: Array<{ product_code: string; score: number }> }).data;
 }
 
 describeEachDialect(
@@ -60,6 +62,7 @@ describeEachDialect(
       };
       const first = await search(t, t.store);
       assert.ok(seen?.deref(), 'the search read the listing');
+      assert.equal(first.length, 5, 'the search found the shirts');
       // The other stores' listings fill the budget: the first store's is evicted, its result list kept.
       for (const store of others) await search(t, store);
       await new Promise((resolve) => setImmediate(resolve));
