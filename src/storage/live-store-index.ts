@@ -92,6 +92,11 @@ export class LiveStoreIndex<T extends LiveIndex, C = void> {
     return this.#inFlight.get(storeId);
   }
 
+  /** Counts the store's index again (it grew or shrank in place), unless it is no longer the one kept. */
+  reweigh(storeId: string, index: T) {
+    if (this.#cache.peek(storeId) === index) this.#cache.set(storeId, index);
+  }
+
   /** Forgets the store's index: the next use builds it again. */
   invalidate(storeId: string) {
     this.#cache.delete(storeId);

@@ -31,7 +31,7 @@ async function search(t: TestApp, store: { store_uuid: string; api_token: string
     token: store.api_token,
   });
   assert.equal(res.statusCode, 200, res.body);
-  return (res.json() as { data: Array<{ product_code: string; score: number }> }).data;
+  return res.json<{ data: Array<{ product_code: string; score: number }> }>().data;
 }
 
 describeEachDialect(

@@ -50,6 +50,35 @@ describe('search analysis', () => {
     assert.deepEqual(vocab.candidates('jean', 1), [], 'a known word is not corrected');
   });
 
+  it('builds its deletion neighbourhood with the first word that needs it, answering as one built ahead', () => {
+    let built = 0;
+    const vocab = new TypoIndex(() => built++);
+    for (const [term, df] of [
+      ['shirt', 900],
+      ['shrt', 2],
+      ['dress', 400],
+      ['sunglass', 100],
+    ] as const)
+      vocab.add(term, df);
+    // A known word more common than a fiftieth of the most common: no word can be meant instead.
+    assert.deepEqual(vocab.candidates('dress', 1), []);
+    assert.equal(vocab.hasNeighbourhood, false);
+    assert.equal(built, 0);
+    // A rare known word may be a typo of a far more common one: the neighbourhood is built for it.
+    assert.deepEqual(vocab.candidates('shrt', 1), ['shirt']);
+    assert.equal(vocab.hasNeighbourhood, true);
+    // Terms added afterwards are filed in it; unknown words use it; it is built once.
+    vocab.add('trouser', 300);
+    assert.deepEqual(vocab.candidates('trousre', 1), ['trouser']);
+    assert.deepEqual(vocab.candidates('sunglase', 2), ['sunglass']);
+    assert.equal(built, 1);
+    const ahead = new TypoIndex();
+    for (const term of ['shirt', 'shrt', 'dress', 'sunglass', 'trouser']) ahead.add(term, vocab.frequency(term));
+    ahead.candidates('zzzz', 1);
+    for (const word of ['shrt', 'dres', 'trousre', 'sunglase', 'shirts', 'dress'])
+      assert.deepEqual(vocab.candidates(word, 2), ahead.candidates(word, 2), word);
+  });
+
   it('plans synonyms, typos and a prefix for the last word', () => {
     const vocab = new TypoIndex();
     for (const term of ['red', 'dress', 'sport', 'shoe', 'jean']) vocab.add(term, 10);

@@ -60,11 +60,12 @@ interface VocabularyEntry extends LiveIndex {
 /** A store's vocabulary is built for its index's language: a language switch reads it anew. */
 const vocabularyKey = (language: string) => `terms:${language}`;
 /**
- * Bytes a vocabulary term costs in memory (the term, its deletion neighbourhood, map entries): 600
- * counted half of what stores of 500 and 2,000 products measured (1,050-1,130 B a term, in one process
- * after a full collection).
+ * Bytes a vocabulary term costs in memory: the term and its map entry, and its deletion neighbourhood
+ * once a query needed it (TypoIndex). With the neighbourhood, stores of 500 and 2,000 products measured
+ * 1,050-1,130 B a term in one process after a full collection; the neighbourhood alone about 930.
  */
-const BYTES_PER_TERM = 1_100;
+const BYTES_PER_TERM = 120;
+const BYTES_PER_TERM_NEIGHBOURHOOD = 980;
 /**
  * Bytes one hit of a kept result list holds: its row and its score. The listing reads the same arrays
  * unless some of the rows are no longer live (a copy then, while that listing stands).
@@ -135,9 +136,12 @@ export class ResultLists {
     this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
       name: 'search.vocabulary',
       budgetBytes: deps.vocabularyBytes,
-      sizeOf: (entry) => 256 + entry.terms * BYTES_PER_TERM,
+      sizeOf: (entry) =>
+        256 + entry.terms * (BYTES_PER_TERM + (entry.index.hasNeighbourhood ? BYTES_PER_TERM_NEIGHBOURHOOD : 0)),
       build: async (storeId, target) => {
-        const entry: VocabularyEntry = { seq: -1, key: target.key, termSeq: -1, index: new TypoIndex(), terms: 0 };
+        // Counted again once a query builds its deletion neighbourhood (about nine tenths of its memory).
+        const index = new TypoIndex(() => this.#vocabularies.reweigh(storeId, entry));
+        const entry: VocabularyEntry = { seq: -1, key: target.key, termSeq: -1, index, terms: 0 };
         await this.#readTerms(storeId, entry, target.seq);
         return entry;
       },

@@ -315,7 +315,7 @@ export class SearchService {
       scores = new Float64Array(list.rows.length);
       let n = 0;
       for (let i = 0; i < list.rows.length; i++) {
-        const row = sameNumbering ? list.rows[i] : listing.rowOf.get(list.numbering.codes[list.rows[i]]!);
+        const row = sameNumbering ? list.rows[i] : listing.rowOf.get(list.numbering.codes[list.rows[i]]);
         if (row === undefined || !live[row]) continue;
         rows[n] = row;
         scores[n++] = list.scores[i]!;
