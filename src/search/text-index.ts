@@ -69,6 +69,11 @@ export interface TextIndex {
   search(storeId: string, plan: QueryPlan, mode: MatchMode, limit: number, options?: SearchOptions): Promise<TextHit[]>;
   /** How many documents match every clause (what `search(plan, 'all', ∞)` would return, counted). */
   count(storeId: string, plan: QueryPlan): Promise<number>;
+  /**
+   * `search(plan, 'all', limit)` (in any order) and `count(plan)` in one read, where the engine does
+   * both in one pass over the matches (PostgreSQL).
+   */
+  searchCounted?(storeId: string, plan: QueryPlan, limit: number): Promise<{ hits: TextHit[]; total: number }>;
   /** The index's documents by rowid (SQLite's FTS5), for a ranking kept in memory. */
   readonly documents?: TextDocuments;
   /** After writes were committed: tidies what they left for reads to wade through (PostgreSQL). */

@@ -1,7 +1,6 @@
 import type { StorageHandle } from '../../storage/database.js';
 import { BoundedCache } from '../../storage/bounded-cache.js';
 import { StoreGenerations } from '../../storage/store-generations.js';
-import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
 import {
   analyzeSynonyms,
   commonWordRelaxations,
@@ -13,13 +12,13 @@ import {
   type SynonymGroups,
 } from '../../search/query-plan.js';
 import type { MatchMode, SearchOptions, TextHit, TextIndex } from '../../search/text-index.js';
-import { TypoIndex } from '../../search/typo-index.js';
+import type { TypoIndex } from '../../search/typo-index.js';
+import { StoreVocabularies } from './store-vocabularies.js';
 import { analyzerFor, type Analyzer } from '../../search/analyzer.js';
 import { RANKED_PAGING } from '../../catalog/paging.js';
 import type { ProductsReadPort } from '../products/products.read-port.js';
 import type { Store } from '../stores/store.js';
 import type { SearchIndexer } from './search-indexer.js';
-import * as repo from './search.repository.js';
 import { correction } from './query-correction.js';
 import { storeRows, type StoreRows } from '../../storage/store-rows.js';
 import { byScore, ScoredHits, titleHasPhrase, type SearchResult } from './scored-hits.js';
@@ -49,23 +48,6 @@ interface KeptList extends Omit<ResultList, 'numbering'> {
   numbering: WeakRef<StoreRows>;
 }
 
-/** A store's typo vocabulary (LiveStoreIndex): `seq` is the search index's cursor when it was last read. */
-interface VocabularyEntry extends LiveIndex {
-  /** The last search_vocab row read (the terms are written in the transaction that moves the cursor). */
-  termSeq: number;
-  index: TypoIndex;
-  terms: number;
-}
-
-/** A store's vocabulary is built for its index's language: a language switch reads it anew. */
-const vocabularyKey = (language: string) => `terms:${language}`;
-/**
- * Bytes a vocabulary term costs in memory: the term and its map entry, and its deletion neighbourhood
- * once a query needed it (TypoIndex). With the neighbourhood, stores of 500 and 2,000 products measured
- * 1,050-1,130 B a term in one process after a full collection; the neighbourhood alone about 930.
- */
-const BYTES_PER_TERM = 120;
-const BYTES_PER_TERM_NEIGHBOURHOOD = 980;
 /**
  * Bytes one hit of a kept result list holds: its row and its score. The listing reads the same arrays
  * unless some of the rows are no longer live (a copy then, while that listing stands).
@@ -88,7 +70,7 @@ const PREVIEW_SAMPLE = { sampleFrom: 20_000, sampleSize: 2_000 };
  * listing page's next page, facet click or sort costs no query.
  */
 export class ResultLists {
-  readonly #vocabularies: LiveStoreIndex<VocabularyEntry>;
+  readonly #vocabularies: StoreVocabularies;
   readonly #synonyms = new Map<string, { source: string; groups: SynonymGroups }>();
   readonly #lists: BoundedCache<KeptList> | undefined;
   /** Large stores' ranking in memory (SQLite); undefined where the engine ranks every store. */
@@ -133,43 +115,12 @@ export class ResultLists {
             onError: deps.onError,
           })
         : undefined;
-    this.#vocabularies = new LiveStoreIndex<VocabularyEntry>({
-      name: 'search.vocabulary',
-      budgetBytes: deps.vocabularyBytes,
-      sizeOf: (entry) =>
-        256 + entry.terms * (BYTES_PER_TERM + (entry.index.hasNeighbourhood ? BYTES_PER_TERM_NEIGHBOURHOOD : 0)),
-      build: async (storeId, target) => {
-        // Counted again once a query builds its deletion neighbourhood (about nine tenths of its memory).
-        const index = new TypoIndex(() => this.#vocabularies.reweigh(storeId, entry));
-        const entry: VocabularyEntry = { seq: -1, key: target.key, termSeq: -1, index, terms: 0 };
-        await this.#readTerms(storeId, entry, target.seq);
-        return entry;
-      },
-      follow: async (storeId, entry, target) => {
-        await this.#readTerms(storeId, entry, target.seq);
-        return true;
-      },
-    });
+    this.#vocabularies = new StoreVocabularies(deps.storage, deps.vocabularyBytes);
   }
 
-  /**
-   * The store's vocabulary, extended with the terms indexed since this process last looked. The
-   * indexer adds terms in the transaction that moves its cursor, so while the cursor has not moved
-   * there is nothing new to read; without a cursor, the terms are read.
-   */
-  async vocabulary(storeId: string, cursor: number | undefined, language = 'en'): Promise<TypoIndex> {
-    const target = { seq: cursor ?? Number.POSITIVE_INFINITY, key: vocabularyKey(language) };
-    return (await this.#vocabularies.current(storeId, target, undefined)).index;
-  }
-
-  async #readTerms(storeId: string, entry: VocabularyEntry, cursor: number) {
-    const rows = await repo.vocabularySince(this.deps.storage.db, storeId, entry.termSeq);
-    for (const row of rows) {
-      entry.index.add(row.term, Number(row.df));
-      if (Number(row.seq) > entry.termSeq) entry.termSeq = Number(row.seq);
-    }
-    entry.terms += rows.length;
-    entry.seq = Number.isFinite(cursor) ? cursor : -1;
+  /** The store's vocabulary as of the search index's `cursor` (StoreVocabularies). */
+  vocabulary(storeId: string, cursor: number | undefined, language = 'en'): Promise<TypoIndex> {
+    return this.#vocabularies.vocabulary(storeId, cursor, language);
   }
 
   /** Drops the kept lists and vocabularies (a closing process). */
@@ -292,12 +243,16 @@ export class ResultLists {
     if (plan.clauses.length === 0) return undefined;
     const fetch = wanted + 10;
     const scored = new ScoredHits();
-    const complete = await this.#everyWord(store, cursor, plan, wide, fetch, scored);
+    const counted = await this.#searchCounted(store, plan, wide, fetch, scored);
+    const complete = counted
+      ? scored.hits.length < fetch
+      : await this.#everyWord(store, cursor, plan, wide, fetch, scored);
     // Fewer than asked for: that is all of them. Otherwise counted (every product with the words
     // themselves also has them with resolved concepts: `wide` counts all).
     const total = complete
       ? scored.hits.length
-      : ((wide === plan ? this.#postings?.count(store, cursor, plan) : undefined) ??
+      : (counted?.total ??
+        (wide === plan ? this.#postings?.count(store, cursor, plan) : undefined) ??
         (await this.deps.textIndex.count(store.id, wide)));
     if (total === 0) return undefined;
     const hits = scored.hits.sort(byScore).slice(0, wanted);
@@ -324,6 +279,17 @@ export class ResultLists {
     const more = await this.deps.textIndex.search(store.id, wide, 'all', limit);
     scored.addAll(more, () => 0.5);
     return more.length < limit;
+  }
+
+  /**
+   * `#everyWord` and the count in one read, where the engine ranks every store and can count as it
+   * ranks (PostgreSQL) and the query resolved no concept (the count is then of the same matches).
+   */
+  async #searchCounted(store: Store, plan: QueryPlan, wide: QueryPlan, limit: number, scored: ScoredHits) {
+    if (wide !== plan || this.#postings || !this.deps.textIndex.searchCounted) return undefined;
+    const { hits, total } = await this.deps.textIndex.searchCounted(store.id, plan, limit);
+    scored.addAll(hits, (hit) => (titleHasPhrase(hit, plan.tokens) ? 2 : 1));
+    return { total };
   }
 
   /** The vocabulary once read-your-writes brought the index up to date, and whether it is current. */
