@@ -8,17 +8,6 @@ import { useLoad } from './ui';
 /** The well-known attributes a merchandiser filters by (the catalog's facets). */
 const FACETS = ['Category', 'Sub Category', 'Department', 'Colour', 'Brand', 'Season', 'Usage'];
 
-/**
- * The Filters panel's counts over a store's whole catalog, asked for ahead by the console's first
- * screen (catalog health): the server's first count builds its attribute index (seconds at 1M
- * products), which is then ready when the products screen's panel asks. The answer is not kept.
- */
-export function countFiltersAhead(storeId: string) {
-  void call('/v1/products', {
-    query: { store_uuid: storeId, facets: FACETS.join(','), facet_limit: 200, limit: 1 },
-  }).catch(() => undefined);
-}
-
 type FacetCounts = Record<string, Array<{ value: string; count: number }>>;
 
 /** The URL's `filters` parameter read back (attribute → value); anything else is ignored. */

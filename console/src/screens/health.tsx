@@ -1,8 +1,7 @@
 // Catalog health: products per status, why products fail (click → those products), the image pipeline.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { call, STATUSES, type Failure, type ImageStatus } from '../api';
 import type { StoreContext } from '../app';
-import { countFiltersAhead } from '../facet-filters';
 import { href } from '../router';
 import { ErrorNotice, Section, StatusBadge, useLoad } from '../ui';
 
@@ -25,11 +24,6 @@ export function HealthScreen({ ctx }: { ctx: StoreContext }) {
     storeId,
   );
   const total = counts.data?.reduce((sum, [, n]) => sum + n, 0) ?? 0;
-  // Once this screen's own counts are shown: the products screen's Filters panel, read ahead.
-  const shown = counts.data !== undefined;
-  useEffect(() => {
-    if (shown) countFiltersAhead(storeId);
-  }, [shown, storeId]);
 
   return (
     <>
