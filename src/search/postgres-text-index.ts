@@ -94,11 +94,7 @@ export class PostgresTextIndex implements TextIndex {
    * products reads tens of thousands of rows for each).
    */
   async searchCounted(storeId: string, plan: QueryPlan, limit: number): Promise<{ hits: TextHit[]; total: number }> {
-    const { rows } = await sql<{ product_code: string; title_terms: string; rank: number; total: string }>`
-      SELECT product_code, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank, count(*) OVER () AS total
-      FROM search_docs, to_tsquery('simple', ${tsQueryExpression(plan, 'all')}) AS q
-      WHERE store_id = ${storeId} AND tsv @@ q
-      ORDER BY rank DESC, product_code LIMIT ${limit}`.execute(this.storage.db);
+    const rows = await this.#ranked(storeId, plan, 'all', limit, { counted: true });
     return { hits: rows.map(textHit), total: Number(rows[0]?.total ?? 0) };
   }
 
@@ -109,16 +105,28 @@ export class PostgresTextIndex implements TextIndex {
     limit: number,
     options: SearchOptions = {},
   ): Promise<TextHit[]> {
-    const every = Math.floor(options.sampleEvery ?? 1);
+    return (await this.#ranked(storeId, plan, mode, limit, { sampleEvery: options.sampleEvery })).map(textHit);
+  }
+
+  /** The best `limit` matches by ts_rank; `counted`: each row also carries how many match. */
+  async #ranked(
+    storeId: string,
+    plan: QueryPlan,
+    mode: MatchMode,
+    limit: number,
+    { sampleEvery, counted = false }: { sampleEvery?: number; counted?: boolean },
+  ) {
+    const every = Math.floor(sampleEvery ?? 1);
     // No row number here: a hash of the code spreads the sample as evenly (as bigint: abs() of the
     // smallest int4 would overflow, and a negative multiple leaves no remainder either).
     const sample = every > 1 ? sql`AND hashtext(product_code)::bigint % ${every} = 0` : sql``;
-    const { rows } = await sql<{ product_code: string; title_terms: string; rank: number }>`
-      SELECT product_code, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank
+    const total = counted ? sql`, count(*) OVER () AS total` : sql``;
+    const { rows } = await sql<{ product_code: string; title_terms: string; rank: number; total?: string }>`
+      SELECT product_code, title_terms, ts_rank(${WEIGHTS}::float4[], tsv, q) AS rank ${total}
       FROM search_docs, to_tsquery('simple', ${tsQueryExpression(plan, mode)}) AS q
       WHERE store_id = ${storeId} AND tsv @@ q ${sample}
       ORDER BY rank DESC, product_code LIMIT ${limit}`.execute(this.storage.db);
-    return rows.map(textHit);
+    return rows;
   }
 }
 

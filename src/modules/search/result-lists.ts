@@ -60,6 +60,9 @@ const BYTES_PER_HIT = 12;
  */
 const BYTES_PER_LIST = 700;
 
+/** A hit with every word: tier 2 when its title has them in order (a phrase match), else 1. */
+const phraseTier = (plan: QueryPlan) => (hit: TextHit) => (titleHasPhrase(hit, plan.tokens) ? 2 : 1);
+
 /** Products carrying a preview's words above which suggestions rank a spread sample of about sampleSize of them (topHits). */
 const PREVIEW_SAMPLE = { sampleFrom: 20_000, sampleSize: 2_000 };
 
@@ -274,7 +277,7 @@ export class ResultLists {
   ) {
     // Scored and sorted here: the hits may come in any order.
     const all = await this.#textSearch(store, cursor, plan, 'all', limit, { unordered: true });
-    scored.addAll(all, (hit) => (titleHasPhrase(hit, plan.tokens) ? 2 : 1));
+    scored.addAll(all, phraseTier(plan));
     if (all.length >= limit || wide === plan) return all.length < limit;
     const more = await this.deps.textIndex.search(store.id, wide, 'all', limit);
     scored.addAll(more, () => 0.5);
@@ -288,7 +291,7 @@ export class ResultLists {
   async #searchCounted(store: Store, plan: QueryPlan, wide: QueryPlan, limit: number, scored: ScoredHits) {
     if (wide !== plan || this.#postings || !this.deps.textIndex.searchCounted) return undefined;
     const { hits, total } = await this.deps.textIndex.searchCounted(store.id, plan, limit);
-    scored.addAll(hits, (hit) => (titleHasPhrase(hit, plan.tokens) ? 2 : 1));
+    scored.addAll(hits, phraseTier(plan));
     return { total };
   }
 
