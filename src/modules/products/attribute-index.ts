@@ -7,7 +7,7 @@ import { storeValues } from '../../catalog/attribute-columns.js';
 import { BUILT_IN, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
 import type { ProductsReadPort } from './products.read-port.js';
 import type { StorageHandle } from '../../storage/database.js';
-import { codeAtOffset, countProductsUpTo, type CodeRange } from './storage-order.js';
+import { codeRanges, countProductsUpTo } from './storage-order.js';
 import type { AttributeMatch, FacetValue, MatchedCodes } from './attribute-filter.js';
 import {
   adoptRows,
@@ -39,14 +39,20 @@ const BYTES_PER_INDEX = 64 * 1024;
  */
 const THREAD_FROM = 50_000;
 /**
- * Threads a build reads in, a part of the codes each: all cores but the event loop's, at most two.
- * On two cores (the console at 1M, Chromium on the same machine) two threads took the event loop's
- * core from the views served meanwhile (a code-or-name filter 250 → 380 ms at the median, 620 at
- * worst); at a lower priority (nice 10) they finished too late for the first attribute filter (3.1 s).
+ * Products a chunk of a threaded build holds: the store's codes are cut into chunks that the build's
+ * two threads take one at a time, so that a thread that gets less of the machine reads fewer of them.
  */
-const THREADS = Math.max(1, Math.min(2, os.availableParallelism() - 1));
-const countProducts = (db: StorageHandle['db'], storeId: string) =>
-  countProductsUpTo(db, storeId, Number.MAX_SAFE_INTEGER);
+const CHUNK = 25_000;
+/**
+ * Whether the second of a build's two threads reads only while the event loop is idle: where the
+ * process has two cores or fewer, two threads at full speed took the event loop's core from the requests
+ * served meanwhile (1M products, the console: a code-or-name filter 250 → 380 ms at the median, 620 at
+ * worst), one alone finished too late for the first attribute filter (1.2–3.4 s), and both at a lower
+ * priority (nice 10) later still (3.1 s).
+ */
+const HELPER_YIELDS = os.availableParallelism() <= 2;
+/** How often (ms) the event loop tells a yielding thread it is idle. */
+const HEARTBEAT_MS = 4;
 
 interface AttributeIndex extends LiveIndex, AttributeRows {}
 
@@ -82,8 +88,10 @@ export class ProductAttributeIndex {
       distinctCheckAt?: number;
       /** The store size from which the build reads in a thread of its own (tests set it small). */
       threadFrom?: number;
-      /** How many threads (one or two) read a large store's build, a part of its codes each (tests set both). */
+      /** How many threads (one or two) read a large store's build (tests set both). */
       threads?: number;
+      /** Products a chunk of a threaded build holds (tests set it small). */
+      chunkSize?: number;
       /** Where a thread that failed is reported (the build then reads on the event loop). */
       onError?: WorkerErrorLog;
     },
@@ -141,21 +149,26 @@ export class ProductAttributeIndex {
   }
 
   /**
-   * The store's rows read by threads of their own, each with its own read-only connection: with two,
-   * the codes split at the middle one, a half each.
+   * The store's rows read by threads of their own, each with its own read-only connection, taking
+   * chunks of the codes from either end: the first thread's run and the second's, in code order.
    */
   async #readInThreads(storeId: string, reopen: { url: string; schema?: string }): Promise<PostedAttributeRows[]> {
-    const db = this.deps.storage.db;
-    const middle =
-      (this.deps.threads ?? THREADS) > 1
-        ? await codeAtOffset(db, storeId, Math.floor((await countProducts(db, storeId)) / 2))
-        : undefined;
-    const ranges: CodeRange[] = middle === undefined ? [{}] : [{ upTo: middle }, { after: middle }];
-    return Promise.all(
-      ranges.map((range) =>
-        this.#readInThread({ ...reopen, storeId, range, distinctCheckAt: this.deps.distinctCheckAt }),
-      ),
-    );
+    const chunks = await codeRanges(this.deps.storage.db, storeId, this.deps.chunkSize ?? CHUNK);
+    const taken = new SharedArrayBuffer(4);
+    const job = { ...reopen, storeId, chunks, taken, distinctCheckAt: this.deps.distinctCheckAt };
+    if ((this.deps.threads ?? 2) === 1) return [await this.#readInThread({ ...job, fromEnd: false })];
+    const heartbeat = HELPER_YIELDS ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+    const beat = () => heartbeat && Atomics.store(heartbeat, 0, Date.now() % 2 ** 31);
+    beat();
+    const beating = heartbeat && setInterval(beat, HEARTBEAT_MS);
+    try {
+      return await Promise.all([
+        this.#readInThread({ ...job, fromEnd: false }),
+        this.#readInThread({ ...job, fromEnd: true, heartbeat: heartbeat?.buffer }),
+      ]);
+    } finally {
+      clearInterval(beating);
+    }
   }
 
   #readInThread(job: AttributeRowsJob): Promise<PostedAttributeRows> {

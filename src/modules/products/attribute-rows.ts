@@ -49,23 +49,21 @@ export interface AttributeRows {
   unread: Set<string>;
 }
 
-/**
- * Reads every product of the store (of a range of its codes) into rows. `yieldEachPage`: a turn of
- * the event loop after each page (SQLite's reads resolve at once), so that a build on the event loop
- * lets other requests in. `pages`: where the products come from (tests write between pages).
- */
-export async function readAttributeRows(
-  storage: StorageHandle,
-  storeId: string,
-  dictionary: ValueDictionary,
-  {
-    distinctCheckAt = DISTINCT_CHECK_AT,
-    yieldEachPage = true,
-    range = {},
-    pages: source,
-  }: { distinctCheckAt?: number; yieldEachPage?: boolean; range?: CodeRange; pages?: StoragePages } = {},
-): Promise<AttributeRows> {
-  const rows: AttributeRows = {
+/** How the rows are read: see readRangeInto. */
+export interface ReadOptions {
+  distinctCheckAt?: number;
+  /** A turn of the event loop after each page (SQLite's reads resolve at once): other requests get in. */
+  yieldEachPage?: boolean;
+  /** Called before each page is read (a thread that waits while the process is busy). */
+  beforePage?: () => void;
+  range?: CodeRange;
+  /** Where the products come from (tests write between pages). */
+  pages?: StoragePages;
+}
+
+/** No rows yet; values go to `dictionary`. */
+export function emptyRows(dictionary: ValueDictionary): AttributeRows {
+  return {
     codes: new CodeList(),
     order: new Int32Array(0),
     byteOrdered: true,
@@ -75,61 +73,86 @@ export async function readAttributeRows(
     columns: new AttributeColumns(dictionary),
     unread: new Set(),
   };
-  let checked = false;
+}
+
+/** Reads every product of the store (of a range of its codes) into rows. */
+export async function readAttributeRows(
+  storage: StorageHandle,
+  storeId: string,
+  dictionary: ValueDictionary,
+  options: ReadOptions = {},
+): Promise<AttributeRows> {
+  const rows = emptyRows(dictionary);
+  rows.order = await readRangeInto(rows, storage, storeId, options);
+  return rows;
+}
+
+/**
+ * Reads the products of a range of codes into `rows`, after the rows already there, and returns their
+ * rows in the database's code order (a thread reads several ranges into one set of rows).
+ */
+export async function readRangeInto(
+  rows: AttributeRows,
+  storage: StorageHandle,
+  storeId: string,
+  { distinctCheckAt = DISTINCT_CHECK_AT, yieldEachPage = true, beforePage, range = {}, pages: source }: ReadOptions,
+): Promise<Int32Array> {
+  const base = rows.codes.length;
   // Pages of 1,000: each is read and parsed without a turn of the event loop (about 10 ms).
   const { inCodeOrder, pages, codeOrder } = source ?? pagesInStorageOrder(storage, storeId, 1000, range);
-  for await (const page of pages) {
-    for (const product of page) {
+  for (;;) {
+    beforePage?.();
+    const next = await pages.next();
+    if (next.done) break;
+    const before = rows.codes.length;
+    for (const product of next.value) {
       rows.codes.push(product.product_code);
       placeRow(rows, rows.codes.length - 1, {
         status: product.status,
         attributes: JSON.parse(product.attributes) as Record<string, unknown>,
       });
     }
-    if (!checked && rows.codes.length >= distinctCheckAt) {
-      checked = true;
+    if (before < distinctCheckAt && rows.codes.length >= distinctCheckAt)
       for (const name of rows.columns.names())
         if (rows.columns.distinctCount(name) > rows.codes.length / 2) unread(rows, name);
-    }
     if (yieldEachPage) await nextTurn();
   }
+  const end = rows.codes.length;
   if (inCodeOrder) {
-    rows.order = Int32Array.from({ length: rows.codes.length }, (_, row) => row);
-    rows.byteOrdered = inByteOrder(rows);
-    return rows;
+    const order = Int32Array.from({ length: end - base }, (_, i) => base + i);
+    rows.byteOrdered &&= inByteOrder(rows.codes, order);
+    return order;
   }
   // SQLite orders codes by their bytes: the rows placed where the code index listed their rowids.
-  rows.order = codeOrder!();
-  if (!inByteOrder(rows)) {
-    // A rowid reused since it was listed (a product deleted, another added) put a code out of place:
-    // the code index read again, each code found by a map.
-    rows.rowOf = await rows.codes.rowMap([]);
-    rows.order = await listingOrder(storage, storeId, rows, rows.rowOf, range);
-  }
-  return rows;
+  const order = codeOrder!().map((i) => base + i);
+  if (inByteOrder(rows.codes, order)) return order;
+  // A rowid reused since it was listed (a product deleted, another added) put a code out of place:
+  // the code index read again, each code found by a map.
+  return listingOrder(storage, storeId, rows, base, range);
 }
 
-/** Whether the rows' codes in their order rise in UTF-8 byte order. */
-function inByteOrder(rows: AttributeRows): boolean {
-  for (let i = 1; i < rows.order.length; i++)
-    if (byteOrder(rows.codes.at(rows.order[i - 1]), rows.codes.at(rows.order[i])) >= 0) return false;
+/** Whether the codes of `order` rise in UTF-8 byte order. */
+export function inByteOrder(codes: CodeList, order: Int32Array): boolean {
+  for (let i = 1; i < order.length; i++) if (byteOrder(codes.at(order[i - 1]), codes.at(order[i])) >= 0) return false;
   return true;
 }
 
 /**
- * The rows in the database's code order, read from the code index a page at a time; a code there but
- * not among the rows (added since they were read) is left to the follow, which adds it, and a row not
- * there (deleted since) is forgotten, so that the follow adds its code anew if it comes back.
+ * The rows from `base` in the database's code order, read from the code index a page at a time; a
+ * code there but not among the rows (added since they were read) is left to the follow, which adds it,
+ * and a row not there (deleted since) is forgotten, so that the follow adds its code anew if it comes back.
  */
 async function listingOrder(
   storage: StorageHandle,
   storeId: string,
   rows: AttributeRows,
-  rowOf: Map<string, number>,
+  base: number,
   range: CodeRange,
 ): Promise<Int32Array> {
-  const order = new Int32Array(rows.codes.length);
-  const listed = new Uint8Array(rows.codes.length);
+  const rowOf = new Map<string, number>();
+  for (let row = base; row < rows.codes.length; row++) rowOf.set(rows.codes.at(row), row);
+  const order = new Int32Array(rows.codes.length - base);
+  const listed = new Uint8Array(rows.codes.length - base);
   let count = 0;
   let previous: string | undefined;
   for await (const codes of codePagesInOrder(storage.db, storeId, 5_000, range)) {
@@ -137,17 +160,16 @@ async function listingOrder(
       if (previous !== undefined && byteOrder(previous, code) >= 0) rows.byteOrdered = false;
       previous = code;
       const row = rowOf.get(code);
-      if (row === undefined || listed[row] === 1) continue;
-      listed[row] = 1;
+      if (row === undefined || listed[row - base] === 1) continue;
+      listed[row - base] = 1;
       order[count++] = row;
     }
     await nextTurn();
   }
-  listed.forEach((isListed, row) => {
+  listed.forEach((isListed, i) => {
     if (isListed === 1) return;
-    rowOf.delete(rows.codes.at(row));
-    rows.forgotten.push(row);
-    placeRow(rows, row, undefined);
+    rows.forgotten.push(base + i);
+    placeRow(rows, base + i, undefined);
   });
   return order.slice(0, count);
 }

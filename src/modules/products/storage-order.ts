@@ -168,17 +168,29 @@ export async function* codePagesInOrder(
   for await (const rows of keysetPages(range, pageSize, codes)) yield rows.map((row) => row.product_code);
 }
 
-/** The store's product code at `offset` in the database's code order (undefined past the last). */
-export async function codeAtOffset(db: Db, storeId: string, offset: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('products')
-    .select('product_code')
-    .where('store_id', '=', storeId)
-    .orderBy('product_code')
-    .limit(1)
-    .offset(offset)
-    .executeTakeFirst();
-  return row?.product_code;
+/**
+ * The store's codes cut into ranges of about `size` products each, in the database's code order: each
+ * cut found `size` codes after the one before (one walk of the code index in all, a statement per cut).
+ */
+export async function codeRanges(db: Db, storeId: string, size: number): Promise<CodeRange[]> {
+  const cuts: string[] = [];
+  for (;;) {
+    const cut = await db
+      .selectFrom('products')
+      .select('product_code')
+      .where('store_id', '=', storeId)
+      .$if(cuts.length > 0, (query) => query.where('product_code', '>', cuts[cuts.length - 1]))
+      .orderBy('product_code')
+      .limit(1)
+      .offset(size - 1)
+      .executeTakeFirst();
+    if (cut === undefined) break;
+    cuts.push(cut.product_code);
+  }
+  return [...cuts, undefined].map((upTo, k) => ({
+    ...(k > 0 ? { after: cuts[k - 1] } : {}),
+    ...(upTo ? { upTo } : {}),
+  }));
 }
 
 /** The store's products counted up to `limit`: what a large store costs is bounded by the limit. */
