@@ -4,7 +4,7 @@ import type { Container } from '../../src/container.js';
 import { VisionClient } from '../../src/vision/vision-client.js';
 import { DEFAULT_MODEL_PATH } from '../../src/vision/model-identity.js';
 import { DEFAULT_HEAD_PATH } from '../../src/vision/embedding-head.js';
-import { normalise } from '../../src/vision/embedder.js';
+import { normalise } from '../../src/vision/quantize.js';
 import { quantize } from '../../src/vision/quantize.js';
 import { SHARED, type CatalogRow } from './harness.js';
 import { buildQueries, prng } from './search-queries.js';

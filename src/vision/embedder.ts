@@ -4,6 +4,7 @@ import { decodeToRgb } from './image-preparation.js';
 import { foregroundColours } from './colour-descriptor.js';
 import { EmbeddingHead } from './embedding-head.js';
 import { modelIdentityOf } from './model-identity.js';
+import { normalise } from './quantize.js';
 
 /** Turns images into unit vectors whose dot product is their visual similarity. */
 export interface Embedder {
@@ -130,12 +131,4 @@ export class OnnxEmbedder implements Embedder {
   async close() {
     await this.session.release();
   }
-}
-
-export function normalise(vector: Float32Array): Float32Array {
-  let sum = 0;
-  for (const x of vector) sum += x * x;
-  const norm = Math.sqrt(sum) || 1;
-  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
-  return vector;
 }

@@ -20,3 +20,12 @@ export function quantize(vector: Float32Array, zeroPoint: number): QuantizedVect
   }
   return { codes, scale };
 }
+
+/** The vector scaled to unit length, in place (a zero vector stays zero). */
+export function normalise(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  const norm = Math.sqrt(sum) || 1;
+  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  return vector;
+}

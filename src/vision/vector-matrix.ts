@@ -65,3 +65,20 @@ export class VectorMatrix {
     this.capacity = capacity;
   }
 }
+
+/**
+ * Integer dot products of `query` with the first `columns` columns of `matrix`, as the scorer's
+ * MatMulInteger computes them (exact: at most dimensions × 255² per column). A small store's scan in
+ * JavaScript: 2,000 columns of 164 dimensions in about a millisecond, without loading onnxruntime.
+ */
+export function scanColumns(query: Uint8Array, matrix: VectorMatrix, columns: number): Int32Array {
+  const { data, capacity, dimensions, zeroPoint } = matrix;
+  const scores = new Int32Array(columns);
+  for (let d = 0; d < dimensions; d++) {
+    const weight = query[d] - zeroPoint;
+    if (weight === 0) continue;
+    const base = d * capacity;
+    for (let c = 0; c < columns; c++) scores[c] += weight * (data[base + c] - zeroPoint);
+  }
+  return scores;
+}

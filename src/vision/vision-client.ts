@@ -42,8 +42,9 @@ export class VisionClient {
       if (this.#pending.size === 0) this.#armIdleExit();
       return this.#ready;
     }
-    // The main thread initialises libvips before the thread imports it (see lazy-sharp.ts).
-    loadSharp();
+    // The main thread initialises libvips before the thread imports it (see lazy-sharp.ts): a thread
+    // without a head loads the model, and sharp with it, as it starts; with a head, at its first image.
+    if (!this.options.headPath) loadSharp();
     const worker = new Worker(new URL('./vision-thread.js', import.meta.url), { workerData: this.options });
     this.#worker = worker;
     this.generation++;
@@ -95,6 +96,7 @@ export class VisionClient {
 
   /** Embeds images; each result is a unit vector or the ImageRejectedError of that image. */
   async embed(images: Uint8Array[]): Promise<Array<Float32Array | ImageRejectedError>> {
+    loadSharp();
     const reply = (await this.#call({ op: 'embed', id: this.#nextId++, images })) as { results: EmbedResult[] };
     return reply.results.map((r) =>
       'vector' in r ? r.vector : new ImageRejectedError(r.error.reason as ImageFailure, r.error.message),

@@ -1,11 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import sharp from 'sharp';
-import { normalise, OnnxEmbedder } from './embedder.js';
-import { quantize } from './quantize.js';
+import type { OnnxEmbedder } from './embedder.js';
+import { EmbeddingHead } from './embedding-head.js';
 import { ImageRejectedError } from './image-rejection.js';
-import { MatrixScorer } from './scorer.js';
-import { VectorMatrix } from './vector-matrix.js';
-import type { ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-protocol.js';
+import { modelIdentity } from './model-identity.js';
+import { normalise, quantize } from './quantize.js';
+import type { MatrixScorer } from './scorer.js';
+import { scanColumns, VectorMatrix } from './vector-matrix.js';
+import type { ModelInfo, ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-protocol.js';
 
 /**
  * The worker thread that does all image work: decoding (sharp), embedding and scoring
@@ -13,17 +14,58 @@ import type { ThreadReply, ThreadRequest, VisionThreadOptions } from './vision-p
  * The vector matrices of each index live here, next to the scorer that reads them.
  */
 const options = workerData as VisionThreadOptions;
-// Every image is decoded once: libvips' operation cache would only hold memory.
-sharp.cache(false);
 const port = parentPort!;
-const embedder = await OnnxEmbedder.load(options.modelPath, options.threads, options.headPath);
-const zeroPoint = embedder.nonNegative ? 0 : 128;
-const scorer = await MatrixScorer.create(embedder.dimensions, zeroPoint, options.threads);
+
+/**
+ * Scans of fewer columns (a store's photos) are a JavaScript loop (scanColumns, about a millisecond at
+ * 2,000); larger ones one onnxruntime call. A thread that only scans small stores (a thousand stores'
+ * `/v1/similar`) then loads neither onnxruntime nor the model nor sharp: about 65 MB a process less.
+ */
+const SCAN_IN_ORT_FROM = 2048;
+
+// The model and sharp load with the first image to embed (the event loop has loaded sharp before it
+// asks: lazy-sharp.ts); onnxruntime's scorer with the first large scan.
+let embedderLoad: Promise<OnnxEmbedder> | undefined;
+const embedder = () =>
+  (embedderLoad ??= (async () => {
+    // Every image is decoded once: libvips' operation cache would only hold memory.
+    (await import('sharp')).default.cache(false);
+    const { OnnxEmbedder } = await import('./embedder.js');
+    return OnnxEmbedder.load(options.modelPath, options.threads, options.headPath);
+  })());
+let scorerLoad: Promise<MatrixScorer> | undefined;
+const scorer = () =>
+  (scorerLoad ??= import('./scorer.js').then(({ MatrixScorer }) =>
+    MatrixScorer.create(info.dimensions, info.zeroPoint, options.threads),
+  ));
+
+/**
+ * What the vectors are: with a head, its manifest says (no model loaded; the backbone's size is checked
+ * when the model first loads); without one, the model's own output says, so it loads now.
+ */
+async function describe(): Promise<ModelInfo> {
+  if (options.headPath)
+    return {
+      model: modelIdentity(options.modelPath, options.headPath),
+      dimensions: EmbeddingHead.load(options.headPath).dimensions,
+      zeroPoint: 128,
+    };
+  const loaded = await embedder();
+  return { model: loaded.model, dimensions: loaded.dimensions, zeroPoint: loaded.nonNegative ? 0 : 128 };
+}
+const info = await describe();
+const { zeroPoint } = info;
 const matrices = new Map<string, VectorMatrix>();
+
+async function scan(query: Uint8Array, matrix: VectorMatrix, columns: number): Promise<Int32Array> {
+  if (columns === 0) return new Int32Array(0);
+  if (columns < SCAN_IN_ORT_FROM) return scanColumns(query, matrix, columns);
+  return (await (await scorer()).score(query, matrix.data, matrix.capacity)).slice(0, columns);
+}
 
 function matrixFor(key: string) {
   let matrix = matrices.get(key);
-  if (!matrix) matrices.set(key, (matrix = new VectorMatrix(embedder.dimensions, zeroPoint)));
+  if (!matrix) matrices.set(key, (matrix = new VectorMatrix(info.dimensions, zeroPoint)));
   return matrix;
 }
 
@@ -37,7 +79,7 @@ function matrixToScan(key: string, used: number) {
 async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> {
   switch (request.op) {
     case 'embed': {
-      const results = await embedder.embed(request.images);
+      const results = await (await embedder()).embed(request.images);
       return {
         id: request.id,
         results: results.map((r) =>
@@ -49,7 +91,7 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
     }
     case 'set': {
       const matrix = matrixFor(request.key);
-      const d = embedder.dimensions;
+      const d = info.dimensions;
       request.columns.forEach((column, i) => matrix.set(column, request.codes.subarray(i * d, (i + 1) * d)));
       return undefined;
     }
@@ -64,28 +106,25 @@ async function handle(request: ThreadRequest): Promise<ThreadReply | undefined> 
     case 'close':
       // Sessions are released before the thread ends: terminating a thread inside onnxruntime aborts the process.
       matrices.clear();
-      await embedder.close();
-      await scorer.close();
+      await embedderLoad?.then((loaded) => loaded.close()).catch(() => {});
+      await scorerLoad?.then((loaded) => loaded.close()).catch(() => {});
       port.close();
       return undefined;
     case 'score': {
       const { matrix, columns } = matrixToScan(request.key, request.columns);
-      const scores =
-        columns === 0 ? new Int32Array(0) : await scorer.score(request.query, matrix.data, matrix.capacity);
-      return { id: request.id, scores: scores.slice(0, columns) };
+      return { id: request.id, scores: await scan(request.query, matrix, columns) };
     }
     case 'scoreLike': {
       // Stored vectors are the query (no decode, no embedding): the normalised mean of the product's
       // images, which cross-validation preferred to the best match of any one (BENCHMARKS.md).
       const { matrix, columns } = matrixToScan(request.key, request.columns);
-      const mean = new Float32Array(embedder.dimensions);
+      const mean = new Float32Array(info.dimensions);
       request.queries.forEach((column, q) => {
         const codes = matrix.column(column);
         for (let d = 0; d < mean.length; d++) mean[d] += (codes[d] - zeroPoint) * request.scales[q];
       });
       const query = quantize(normalise(mean), zeroPoint);
-      const scores = columns === 0 ? new Int32Array(0) : await scorer.score(query.codes, matrix.data, matrix.capacity);
-      return { id: request.id, scores: scores.slice(0, columns), queryScale: query.scale };
+      return { id: request.id, scores: await scan(query.codes, matrix, columns), queryScale: query.scale };
     }
   }
 }
@@ -104,4 +143,4 @@ port.on('message', (request: ThreadRequest) => {
     }
   });
 });
-port.postMessage({ ready: { model: embedder.model, dimensions: embedder.dimensions, zeroPoint } });
+port.postMessage({ ready: info });

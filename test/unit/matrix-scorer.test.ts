@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MatrixScorer, WIDE_SCAN_FROM } from '../../src/vision/scorer.js';
-import { VectorMatrix } from '../../src/vision/vector-matrix.js';
+import { scanColumns, VectorMatrix } from '../../src/vision/vector-matrix.js';
 
 // The scorer's two sessions (one thread below WIDE_SCAN_FROM columns, every core from it) must
 // answer the integer dot products a plain loop computes, whatever the matrix's spare capacity.
@@ -28,6 +28,8 @@ describe('MatrixScorer', () => {
         assert.equal(scores[column], expected, `column ${column}`);
       }
       assert.equal(scores[matrix.capacity - 1], 0, 'a free column scores 0');
+      // A small store's scan in JavaScript answers the same, for the columns asked.
+      assert.deepEqual(scanColumns(query, matrix, columns), scores.slice(0, columns));
     });
 });
 
