@@ -25,6 +25,11 @@ const SCAN_IN_ORT_FROM = 2048;
 
 // The model and sharp load with the first image to embed (the event loop has loaded sharp before it
 // asks: lazy-sharp.ts); onnxruntime's scorer with the first large scan.
+/** A load that failed is tried again by the next call (the request that met it fails). */
+const forget = (clear: () => void) => (error: unknown) => {
+  clear();
+  throw error;
+};
 let embedderLoad: Promise<OnnxEmbedder> | undefined;
 const embedder = () =>
   (embedderLoad ??= (async () => {
@@ -32,12 +37,12 @@ const embedder = () =>
     (await import('sharp')).default.cache(false);
     const { OnnxEmbedder } = await import('./embedder.js');
     return OnnxEmbedder.load(options.modelPath, options.threads, options.headPath);
-  })());
+  })().catch(forget(() => (embedderLoad = undefined))));
 let scorerLoad: Promise<MatrixScorer> | undefined;
 const scorer = () =>
-  (scorerLoad ??= import('./scorer.js').then(({ MatrixScorer }) =>
-    MatrixScorer.create(info.dimensions, info.zeroPoint, options.threads),
-  ));
+  (scorerLoad ??= import('./scorer.js')
+    .then(({ MatrixScorer }) => MatrixScorer.create(info.dimensions, info.zeroPoint, options.threads))
+    .catch(forget(() => (scorerLoad = undefined))));
 
 /**
  * What the vectors are: with a head, its manifest says (no model loaded; the backbone's size is checked
