@@ -50,8 +50,9 @@ server-side: 450 → 168 ms for "shirt", 780 → 289 ms for a name nothing has).
 problems of that reason (245 → 0.5 ms at 1M). An attribute filter (the Filters panel) reads the store's
 attribute index (every product, any status, in memory, kept current from the change log); the products
 screen reads the panel's counts ahead, once a page's rows are shown, and that first count builds the index
-(a store of 50,000 products or more is read by a thread of its own beside the event loop: at 1M on SQLite 17–25 s
-in one process on two cores, 12–14 s with two threads), so a filter chosen after it is answered from memory.
+(a store of 50,000 products or more is read by two threads beside the event loop, taking chunks of its codes, the
+second only while the event loop is idle on two cores: at 1M on SQLite 4.6–5.0 s on an idle machine, 10–12 s beside
+Chromium and the views on two cores), so a filter chosen after it is answered from memory.
 `,
 );
 
