@@ -23,13 +23,13 @@ const port = parentPort!;
  */
 const SCAN_IN_ORT_FROM = 2048;
 
-// The model and sharp load with the first image to embed (the event loop has loaded sharp before it
-// asks: lazy-sharp.ts); onnxruntime's scorer with the first large scan.
 /** A load that failed is tried again by the next call (the request that met it fails). */
 const forget = (clear: () => void) => (error: unknown) => {
   clear();
   throw error;
 };
+// The model and sharp load with the first image to embed (the event loop has loaded sharp before it
+// asks: lazy-sharp.ts); onnxruntime's scorer with the first large scan.
 let embedderLoad: Promise<OnnxEmbedder> | undefined;
 const embedder = () =>
   (embedderLoad ??= (async () => {

@@ -12,6 +12,7 @@ import type { AttributeMatch, FacetValue, MatchedCodes } from './attribute-filte
 import {
   adoptRows,
   byteOrder,
+  heartbeatNow,
   placeRow,
   readAttributeRows,
   rowsByCode,
@@ -47,8 +48,9 @@ const CHUNK = 25_000;
  * Whether the second of a build's two threads reads only while the event loop is idle: where the
  * process has two cores or fewer, two threads at full speed took the event loop's core from the requests
  * served meanwhile (1M products, the console: a code-or-name filter 250 → 380 ms at the median, 620 at
- * worst), one alone finished too late for the first attribute filter (1.2–3.4 s), and both at a lower
- * priority (nice 10) later still (3.1 s).
+ * worst), and both at a lower priority (nice 10) finished later than one (3.1 s). Where no core is idle
+ * (the console bench, Chromium on the same two cores) the second thread adds nothing; where one is, the
+ * build takes half the time.
  */
 const HELPER_YIELDS = os.availableParallelism() <= 2;
 /** How often (ms) the event loop tells a yielding thread it is idle. */
@@ -158,7 +160,7 @@ export class ProductAttributeIndex {
     const job = { ...reopen, storeId, chunks, taken, distinctCheckAt: this.deps.distinctCheckAt };
     if ((this.deps.threads ?? 2) === 1) return [await this.#readInThread({ ...job, fromEnd: false })];
     const heartbeat = HELPER_YIELDS ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
-    const beat = () => heartbeat && Atomics.store(heartbeat, 0, Date.now() % 2 ** 31);
+    const beat = () => heartbeat && Atomics.store(heartbeat, 0, heartbeatNow());
     beat();
     const beating = heartbeat && setInterval(beat, HEARTBEAT_MS);
     try {

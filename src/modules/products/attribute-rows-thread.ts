@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ValueDictionary } from '../../catalog/attribute-columns.js';
 import { openDatabase } from '../../storage/database.js';
-import { emptyRows, inByteOrder, postedRows, readRangeInto } from './attribute-rows.js';
+import { byteOrder, emptyRows, heartbeatNow, postedRows, readRangeInto } from './attribute-rows.js';
 import type { CodeRange } from './storage-order.js';
 
 /** What a thread is asked to read (attribute-index.ts starts it). */
@@ -19,7 +19,7 @@ export interface AttributeRowsJob {
    */
   fromEnd: boolean;
   /**
-   * When the event loop last ran (ms, Date.now() modulo 2^31), where this thread is to read only while
+   * When the event loop last ran (heartbeatNow), where this thread is to read only while
    * the process is otherwise idle: a page waits while the heartbeat is older than BUSY_AFTER_MS.
    */
   heartbeat?: SharedArrayBuffer;
@@ -27,7 +27,7 @@ export interface AttributeRowsJob {
 }
 
 /** A heartbeat this old (ms) means the event loop is busy with a request. */
-export const BUSY_AFTER_MS = 16;
+const BUSY_AFTER_MS = 16;
 
 // A large store's attribute rows read in threads beside the process's event loop: at 1M products the
 // read, parse and encoding take 6–9 s of CPU, which on the event loop was held back by (and held back)
@@ -45,7 +45,7 @@ try {
   const asleep = new Int32Array(new SharedArrayBuffer(4));
   const beforePage = heartbeat
     ? () => {
-        while ((Date.now() % 2 ** 31) - Atomics.load(heartbeat, 0) > BUSY_AFTER_MS) Atomics.wait(asleep, 0, 0, 4);
+        while (heartbeatNow() - Atomics.load(heartbeat, 0) > BUSY_AFTER_MS) Atomics.wait(asleep, 0, 0, 4);
       }
     : undefined;
   const rows = emptyRows(new ValueDictionary());
@@ -65,7 +65,7 @@ try {
   for (const [, order] of orders) {
     // Each chunk's order was checked as read: here where one meets the next.
     if (at > 0 && order.length > 0)
-      rows.byteOrdered &&= inByteOrder(rows.codes, Int32Array.of(rows.order[at - 1], order[0]));
+      rows.byteOrdered &&= byteOrder(rows.codes.at(rows.order[at - 1]), rows.codes.at(order[0])) < 0;
     rows.order.set(order, at);
     at += order.length;
   }

@@ -49,6 +49,12 @@ export interface AttributeRows {
   unread: Set<string>;
 }
 
+/**
+ * The clock of a build's heartbeat (ms, modulo 2^31 to fit an Int32Array): the event loop writes it, a
+ * thread that reads only while the event loop is idle compares it with its own.
+ */
+export const heartbeatNow = () => Date.now() % 2 ** 31;
+
 /** How the rows are read: see readRangeInto. */
 export interface ReadOptions {
   distinctCheckAt?: number;
@@ -132,7 +138,7 @@ export async function readRangeInto(
 }
 
 /** Whether the codes of `order` rise in UTF-8 byte order. */
-export function inByteOrder(codes: CodeList, order: Int32Array): boolean {
+function inByteOrder(codes: CodeList, order: Int32Array): boolean {
   for (let i = 1; i < order.length; i++) if (byteOrder(codes.at(order[i - 1]), codes.at(order[i])) >= 0) return false;
   return true;
 }
