@@ -141,6 +141,8 @@ export type StoreDetails = Schemas['Store'];
 export type Product = Schemas['Product'];
 export interface ProductPage {
   total: number;
+  /** Present when asked for: `at_least` while a large store's attribute filters are still being counted. */
+  total_precision?: 'exact' | 'at_least';
   products: Product[];
 }
 export type Failure = Schemas['FailureCount'];

@@ -28,6 +28,10 @@ export function chosenFacets(raw: string): Record<string, string> {
 export const filtersParam = (chosen: Record<string, string>) =>
   Object.keys(chosen).length === 0 ? '' : JSON.stringify(chosen);
 
+/** What a page's filters select, whatever its offset: the counts' key. */
+export const selectionKey = (storeId: string, base: { status: string; reason: string; q: string }, filters: string) =>
+  `${storeId}|${base.status}|${base.reason}|${base.q}|${filters}`;
+
 export function FacetFilters({
   storeId,
   base,
@@ -35,6 +39,7 @@ export function FacetFilters({
   onChange,
   recount = false,
   rows,
+  onTotal,
 }: {
   storeId: string;
   /** The other filters (status, reason, text): the facets count what they select. */
@@ -46,6 +51,8 @@ export function FacetFilters({
   recount?: boolean;
   /** The page of products the screen shows (its data): counts start once the page of the current filter has arrived. */
   rows: unknown;
+  /** Every product the filters select, counted with the facets (keyed as the filters were). */
+  onTotal?: (counted: { key: string; total: number }) => void;
 }) {
   const chosen = chosenFacets(filters);
   const chosenCount = Object.keys(chosen).length;
@@ -56,14 +63,14 @@ export function FacetFilters({
   const [opened, setOpened] = useState(false);
   const open = opened || chosenCount > 0;
   const ahead = base.q === '' && base.reason === '';
-  const key = `${storeId}|${base.status}|${base.reason}|${base.q}|${filters}`;
+  const key = selectionKey(storeId, base, filters);
   const [settled, setSettled] = useState('');
 
   const counts = useLoad(
     (signal) =>
       settled === ''
-        ? Promise.resolve<{ facets?: FacetCounts }>({})
-        : call<{ facets?: FacetCounts }>('/v1/products', {
+        ? Promise.resolve<{ facets?: FacetCounts; total?: number }>({})
+        : call<{ facets?: FacetCounts; total?: number }>('/v1/products', {
             query: {
               store_uuid: storeId,
               ...base,
@@ -76,6 +83,10 @@ export function FacetFilters({
           }),
     settled,
   );
+  useEffect(() => {
+    if (!counts.loading && counts.data?.total !== undefined && settled !== '')
+      onTotal?.({ key: settled, total: counts.data.total });
+  }, [counts.data]);
   useEffect(() => {
     if (!(open || ahead) || rows === undefined) return;
     if (settled !== key) setSettled(key);

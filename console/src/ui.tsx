@@ -120,8 +120,15 @@ export function Thumb({ src, alt, size = 56 }: { src: unknown; alt: string; size
   );
 }
 
-export function Pager(props: { offset: number; limit: number; total: number; onPage: (offset: number) => void }) {
-  const { offset, limit, total, onPage } = props;
+export function Pager(props: {
+  offset: number;
+  limit: number;
+  total: number;
+  /** The total is a lower bound (the matches found so far): it is still being counted. */
+  atLeast?: boolean;
+  onPage: (offset: number) => void;
+}) {
+  const { offset, limit, total, atLeast = false, onPage } = props;
   const last = Math.min(offset + limit, total);
   return (
     <nav class="pager" aria-label="Pages">
@@ -131,7 +138,7 @@ export function Pager(props: { offset: number; limit: number; total: number; onP
       <span aria-live="polite">
         {total === 0
           ? 'nothing'
-          : `${(offset + 1).toLocaleString()}–${last.toLocaleString()} of ${total.toLocaleString()}`}
+          : `${(offset + 1).toLocaleString()}–${last.toLocaleString()} of ${atLeast ? 'at least ' : ''}${total.toLocaleString()}${atLeast ? ' (counting…)' : ''}`}
       </span>
       <button type="button" disabled={last >= total} onClick={() => onPage(offset + limit)}>
         Next →

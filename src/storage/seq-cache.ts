@@ -81,6 +81,11 @@ export class SeqCache {
     return value;
   }
 
+  /** Whether a value (or its computation) is kept for the store as it is now. */
+  has(store: StoreAtSeq, key: string): boolean {
+    return this.#entries?.peek(`${store.id}\u0000${key}`)?.seq === store.changeSeq;
+  }
+
   /** Entries kept now (for tests). */
   get size() {
     return this.#entries?.stats().entries ?? 0;

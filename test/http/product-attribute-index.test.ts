@@ -202,4 +202,60 @@ describeEachDialect('products listing attribute index', (ctx) => {
     assert.ok(data.products.every((p: any) => String(p.Colour ?? p.colour).toLowerCase() === 'red'));
     assert.equal(data.facets.Colour.find((f: any) => f.value === 'Red').count, data.total);
   });
+
+  it('finds a filtered page in the first products while a large store is indexing, its total at least', async () => {
+    await write(catalog(260));
+    const { storage, productsRead, changeLog } = ctx().container;
+    const store = await ctx().container.stores.getStore(ctx().store.store_uuid);
+    const scan = new ProductQueries(storage, new SeqCache('scan', 0));
+    // threadFrom 1: every store counts as large (its build reads in a thread).
+    const fresh = () =>
+      new ProductAttributeIndex({ storage, products: productsRead, changeLog, budgetBytes: 1 << 26, threadFrom: 1 });
+    const index = fresh();
+    const queries = new ProductQueries(storage, new SeqCache('early', 1 << 20), { attributes: index });
+    const women = { filters: filters({ Department: 'Women' }), offset: 5, limit: 10 };
+    const expected = await scan.listProducts(store, women);
+    assert.ok(expected.total > 30, `${expected.total} products of Women`);
+
+    // No index kept: the page is found among the first products (100 read: enough for 16 matches).
+    const early = await queries.listProducts(store, { ...women, totalPrecision: 'at_least' });
+    assert.equal(early.total_precision, 'at_least');
+    assert.deepEqual(early.products, expected.products, 'the page the index would answer');
+    assert.ok(early.total > women.offset + women.limit && early.total < expected.total, `total ${early.total}`);
+    // Without asking for a lower bound, the answer waits for the build (started by the first).
+    assert.deepEqual(await queries.listProducts(store, women), expected);
+    const indexed = await queries.listProducts(store, { ...women, totalPrecision: 'at_least' });
+    assert.deepEqual(indexed, expected, 'kept: the index answers (exact: GET /v1/products says so)');
+
+    // A filter few products pass: every product read before the page fills, so the total is exact.
+    const other = fresh();
+    const rare = { filters: filters({ Colour: 'Olive', Season: 'Winter' }), status: 'draft', offset: 0, limit: 50 };
+    const rareExpected = await scan.listProducts(store, rare);
+    const rareEarly = await new ProductQueries(storage, new SeqCache('rare', 0), { attributes: other }).listProducts(
+      store,
+      { ...rare, totalPrecision: 'at_least' },
+    );
+    assert.deepEqual(rareEarly, rareExpected);
+    // Facets count every product: they wait for the index.
+    const faceted = await new ProductQueries(storage, new SeqCache('faceted', 0), { attributes: fresh() }).listProducts(
+      store,
+      { ...women, facets: ['Colour'], totalPrecision: 'at_least' },
+    );
+    assert.equal(faceted.total, expected.total);
+    assert.equal(faceted.total_precision, undefined, 'not a lower bound');
+    index.close();
+    other.close();
+  });
+
+  it('says the precision of GET /v1/products totals when asked, and rejects another', async () => {
+    await write(catalog(40));
+    const url = `/v1/products?store_uuid=${ctx().store.store_uuid}&limit=5`;
+    const plain = json(await ctx().request({ method: 'GET', url })).data;
+    assert.equal(plain.total_precision, undefined);
+    const asked = json(await ctx().request({ method: 'GET', url: `${url}&total_precision=at_least` })).data;
+    assert.deepEqual(asked, { ...plain, total_precision: 'exact' }, 'a small store counts at once');
+    const res = await ctx().request({ method: 'GET', url: `${url}&total_precision=roughly` });
+    assert.equal(res.statusCode, 422);
+    assert.match(res.body, /total_precision/);
+  });
 });

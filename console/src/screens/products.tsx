@@ -4,7 +4,7 @@ import { call, download, firstImage, type ProductPage } from '../api';
 import type { StoreContext } from '../app';
 import { href, navigate, useRoute } from '../router';
 import { NewProductForm } from './product-editor';
-import { FacetFilters } from '../facet-filters';
+import { FacetFilters, selectionKey } from '../facet-filters';
 import { ProductFilterForm } from '../product-filter-form';
 import { ErrorNotice, Pager, price, StatusBadge, text, Thumb, useLoad } from '../ui';
 
@@ -21,6 +21,9 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
   const [exportError, setExportError] = useState<unknown>(null);
   const [creating, setCreating] = useState(false);
   const started = useRef(0);
+  // The exact total counted with the Filters panel's counts, for a page answered before it was known.
+  const [counted, setCounted] = useState<{ key: string; total: number }>();
+  const selection = selectionKey(storeId, { status, reason, q }, filters);
   const table = useRef<HTMLTableElement>(null);
 
   const go = (next: Record<string, string | number | undefined>) =>
@@ -29,7 +32,8 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
   const page = useLoad((signal) => {
     started.current = performance.now();
     return call<ProductPage>('/v1/products', {
-      query: { store_uuid: storeId, status, reason, q, filters, offset, limit: PAGE },
+      // A large store still indexing its attributes may answer a filter's page with a lower bound of its total.
+      query: { store_uuid: storeId, status, reason, q, filters, offset, limit: PAGE, total_precision: 'at_least' },
       signal,
     });
   }, `${storeId}|${status}|${reason}|${q}|${filters}|${offset}`);
@@ -74,6 +78,7 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
         filters={filters}
         onChange={(next) => go({ filters: next || undefined })}
         rows={page.data}
+        onTotal={setCounted}
       />
       <p>
         <a href={href(['s', storeId, 'bulk'], { status, reason, q, filters })}>Edit these products in bulk</a>
@@ -120,7 +125,11 @@ export function ProductsScreen({ ctx }: { ctx: StoreContext }) {
           <Pager
             offset={offset}
             limit={PAGE}
-            total={page.data.total}
+            {...(page.data.total_precision !== 'at_least'
+              ? { total: page.data.total }
+              : counted?.key === selection
+                ? { total: counted.total }
+                : { total: page.data.total, atLeast: true })}
             onPage={(next) => go({ offset: next || undefined })}
           />
         </>

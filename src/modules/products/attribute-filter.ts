@@ -82,6 +82,11 @@ export class AttributeScan {
     this.#counts = facetNames.map(() => new Map());
   }
 
+  /** Products that passed every filter so far. */
+  get matched(): number {
+    return this.#codes.length;
+  }
+
   add(code: string, attributes: Record<string, unknown>) {
     // The one condition a product fails, if exactly one: facets on that attribute still count it.
     let failedField: string | undefined;

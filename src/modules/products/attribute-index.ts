@@ -122,6 +122,24 @@ export class ProductAttributeIndex {
     return matchRows(index, query);
   }
 
+  /**
+   * Whether a match would now wait for a long build: the store has no index kept and is large enough
+   * for its build to read in threads (seconds at 1M products). Starts that build if none is under way,
+   * so that a caller answering otherwise meanwhile (reading the first products) finds it ready later.
+   */
+  async buildingLong(store: { id: string; changeSeq: number }): Promise<boolean> {
+    if (this.#index.peek(store.id)) return false;
+    if (!this.#index.inFlight(store.id))
+      this.#index
+        .current(store.id, { seq: store.changeSeq, key: 'attributes' }, undefined)
+        .catch((error: unknown) => this.deps.onError?.('products.attributes', error));
+    const threadFrom = this.deps.threadFrom ?? THREAD_FROM;
+    return (
+      this.deps.storage.reopen !== undefined &&
+      (await countProductsUpTo(this.deps.storage.db, store.id, threadFrom)) >= threadFrom
+    );
+  }
+
   close() {
     this.#closed = true;
     this.#index.close();

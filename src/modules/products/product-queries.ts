@@ -5,14 +5,21 @@ import { MISSING_SKU } from './quality-checks.js';
 import * as repo from './products.repository.js';
 import { countProductsUpTo } from './storage-order.js';
 import { vocabularyForStore } from '../../catalog/vocabulary/store-vocabulary.js';
-import { parseFiltersParam } from '../../catalog/filters.js';
+import { parseFiltersParam, type AudienceResolver, type CompiledFilters } from '../../catalog/filters.js';
 import { MAX_FACETS } from '../../catalog/limits.js';
 import { InvalidInputError } from '../../errors.js';
-import { AttributeScan, type AttributeMatch, type FacetValue } from './attribute-filter.js';
+import { AttributeScan, type AttributeMatch, type FacetValue, type MatchedCodes } from './attribute-filter.js';
 import type { ProductAttributeIndex } from './attribute-index.js';
 
 /** Products one chunk of an attribute scan reads. */
 const SCAN_CHUNK = 1000;
+
+/**
+ * How long a filtered page may read the first products while a large store's attribute index is
+ * built (`total_precision=at_least`): the page of a filter most products pass is found in the first
+ * thousands; a rarer one waits for the index instead.
+ */
+const EARLY_SCAN_MS = 250;
 
 /** The status listing keeps the code at every MARK_EVERY-th position (per status, until the catalog changes). */
 const MARK_EVERY = 1000;
@@ -34,6 +41,30 @@ export interface ProductPage extends StatusPage {
   filters?: string;
   facets?: string[];
   facetLimit?: number;
+  /**
+   * `at_least`: while a large store's attribute index is being built, a filtered page may be found in
+   * the first products instead, its total then the matches found so far (`total_precision` says which).
+   */
+  totalPrecision?: TotalPrecision;
+}
+
+export type TotalPrecision = 'exact' | 'at_least';
+
+/** A page of full products (GET /v1/products). */
+export interface ProductList {
+  store_uuid: string;
+  total: number;
+  total_precision?: TotalPrecision;
+  products: Array<
+    Record<string, unknown> & {
+      product_code: string;
+      status: string;
+      problems: string[];
+      created_at: string;
+      updated_at: string;
+    }
+  >;
+  facets?: Record<string, FacetValue[]>;
 }
 
 export interface StatusPage {
@@ -149,7 +180,7 @@ export class ProductQueries {
    * reason or codes, over a scan of the selected products); the match is cached until the catalog
    * changes, so paging through a filter and acting on all of it computes it once.
    */
-  async listProducts(store: Store, page: ProductPage) {
+  async listProducts(store: Store, page: ProductPage): Promise<ProductList> {
     if (page.codes?.length === 0) return { store_uuid: store.id, total: 0, products: [] };
     if (page.filters !== undefined || page.facets !== undefined) return this.#listByAttributes(store, page);
     if (page.reason !== undefined || page.text !== undefined) {
@@ -170,7 +201,7 @@ export class ProductQueries {
     return this.#withProblems(store, rows, total ?? rows.length);
   }
 
-  async #listByAttributes(store: Store, page: ProductPage) {
+  async #listByAttributes(store: Store, page: ProductPage): Promise<ProductList> {
     const resolver = vocabularyForStore(store);
     const filters = parseFiltersParam(page.filters, resolver);
     const facets = [...new Set(page.facets ?? [])];
@@ -180,6 +211,14 @@ export class ProductQueries {
     const { status, codes, reason, text } = page;
     const sqlFilter = { status, codes, reason, text };
     const key = `attributes:${JSON.stringify([sqlFilter, page.filters ?? '', facets, limit])}`;
+    if (page.totalPrecision === 'at_least' && facets.length === 0 && !this.counts.has(store, key)) {
+      const early = await this.#pageWhileIndexBuilds(store, page, filters, resolver);
+      if (early)
+        return {
+          ...(await this.#pageOf(store, page, early.codes)),
+          ...(early.exact ? {} : { total_precision: 'at_least' as const }),
+        };
+    }
     const match = await this.counts.get(
       store,
       key,
@@ -203,18 +242,58 @@ export class ProductQueries {
       },
       (value) => 200 + value.codes.bytes + facetBytes(value.facets),
     );
-    const pageCodes = match.codes.slice(page.offset, page.offset + page.limit);
-    const rows =
-      pageCodes.length === 0
-        ? []
-        : await repo.listProducts(this.storage.db, store.id, { codes: pageCodes, offset: 0, limit: pageCodes.length });
     return {
-      ...(await this.#withProblems(store, rows, match.codes.length)),
+      ...(await this.#pageOf(store, page, match.codes)),
       ...(page.facets ? { facets: match.facets } : {}),
     };
   }
 
-  async #withProblems(store: Store, rows: Awaited<ReturnType<typeof repo.listProducts>>, total: number) {
+  /** The page of matched codes, its total all of them. */
+  async #pageOf(store: Store, page: ProductPage, codes: MatchedCodes) {
+    const pageCodes = codes.slice(page.offset, page.offset + page.limit);
+    const rows =
+      pageCodes.length === 0
+        ? []
+        : await repo.listProducts(this.storage.db, store.id, { codes: pageCodes, offset: 0, limit: pageCodes.length });
+    return this.#withProblems(store, rows, codes.length);
+  }
+
+  /**
+   * A filtered page while a large store's attribute index is being built (seconds at 1M products): the
+   * products read in code order, as the index would list them, until the page and one match past it
+   * are found (`exact` when every product was read first). Undefined when the index is kept (it
+   * answers at once), for a reason, text or codes (the read they narrow is the answer anyway), or when
+   * EARLY_SCAN_MS pass first: the build, started if need be, answers.
+   */
+  async #pageWhileIndexBuilds(
+    store: Store,
+    page: ProductPage,
+    filters: CompiledFilters,
+    resolver: AudienceResolver,
+  ): Promise<{ codes: MatchedCodes; exact: boolean } | undefined> {
+    if (!this.#attributes || page.reason !== undefined || page.text !== undefined || page.codes !== undefined)
+      return undefined;
+    if (!(await this.#attributes.buildingLong(store))) return undefined;
+    const scan = new AttributeScan(filters, [], resolver);
+    const wanted = page.offset + page.limit + 1;
+    const deadline = performance.now() + EARLY_SCAN_MS;
+    // Small reads first: a filter most products pass finds its page in the first hundreds.
+    for (let after: string | undefined, chunk = 100; ; chunk = Math.min(chunk * 2, SCAN_CHUNK)) {
+      const rows = await repo.scanAttributes(this.storage.db, store.id, { status: page.status }, after, chunk);
+      for (const row of rows) scan.add(row.product_code, JSON.parse(row.attributes) as Record<string, unknown>);
+      const exact = rows.length < chunk;
+      if (exact || scan.matched >= wanted) return { codes: scan.result(0).codes, exact };
+      if (performance.now() > deadline) return undefined;
+      after = rows[rows.length - 1].product_code;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  async #withProblems(
+    store: Store,
+    rows: Awaited<ReturnType<typeof repo.listProducts>>,
+    total: number,
+  ): Promise<ProductList> {
     const problems = await repo.problemsFor(
       this.storage.db,
       store.id,

@@ -120,18 +120,18 @@ export const productsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const { product_code, q, facets, facet_limit, ...page } = request.query;
+      const { product_code, q, facets, facet_limit, total_precision, ...page } = request.query;
       const codes = product_code ? splitList(product_code) : undefined;
-      return ok(
-        request,
-        await queries.listProducts(request.store, {
-          ...page,
-          codes,
-          text: q?.trim() || undefined,
-          facets: facets ? splitList(facets) : undefined,
-          facetLimit: facet_limit,
-        }),
-      );
+      const listed = await queries.listProducts(request.store, {
+        ...page,
+        codes,
+        text: q?.trim() || undefined,
+        facets: facets ? splitList(facets) : undefined,
+        facetLimit: facet_limit,
+        totalPrecision: total_precision,
+      });
+      // Asked for, the precision is always said: exact unless a page was found before every match was.
+      return ok(request, total_precision ? { total_precision: 'exact' as const, ...listed } : listed);
     },
   );
 

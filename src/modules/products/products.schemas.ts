@@ -203,12 +203,23 @@ export const ListProductsQuery = Type.Object({
       description: 'values per facet',
     }),
   ),
+  total_precision: Type.Optional(
+    Type.Union([Type.Literal('exact'), Type.Literal('at_least')], {
+      description:
+        'at_least: with `filters` (and no `facets`, `reason`, `q` or `product_code`), while a large store is still indexing its attributes after a restart (seconds at 1M products), the page may be found among the first products and `total` is then the matches found so far, a lower bound; the answer says which in `total_precision`. exact (the default): `total` always counts every match',
+    }),
+  ),
   ...Paging(LISTING_PAGING),
 });
 
 export const ProductListSchema = Type.Object({
   store_uuid: Type.String(),
   total: Type.Integer(),
+  total_precision: Type.Optional(
+    Type.Union([Type.Literal('exact'), Type.Literal('at_least')], {
+      description: 'when `total_precision` was asked: whether `total` counts every match or only those found so far',
+    }),
+  ),
   products: Type.Array(
     component(
       'Product',
