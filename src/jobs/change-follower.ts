@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { onPrimary } from '../storage/read-routing.js';
 import type { Db, StorageHandle } from '../storage/database.js';
 import { inTransaction } from '../storage/transactions.js';
@@ -131,6 +132,9 @@ export class ChangeFollower extends PollingWorker {
       if (done.count === 0) break;
       applied += done.count;
       if (done.count < BATCH) break;
+      // A turn of the event loop between batches: on SQLite every query resolves at once, and a large
+      // import's catch-up (300,000 changes) held every request of the process for 20 s.
+      await nextTurn();
     }
     if (applied > 0) this.#onApplied(storeId, applied);
     return applied;

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db, StorageHandle } from '../../storage/database.js';
 import { productSummaryOf, type ProductSummary } from '../../catalog/product-summary.js';
 import * as repo from './products.repository.js';
@@ -79,6 +80,10 @@ export class ProductsReadPort {
       if (rows.length > 0) yield rows.map(toRecord);
       if (rows.length < limit) return;
       after = rows[rows.length - 1].product_code;
+      // SQLite's reads resolve at once: without a turn of the event loop between pages, a build over a
+      // large store held every request for its whole length (a 300k store's listing: 10 s). Not inside
+      // a caller's transaction: another request's write would then join it.
+      if (!options.db) await nextTurn();
     }
   }
 

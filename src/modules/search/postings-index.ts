@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LiveStoreIndex, type LiveIndex } from '../../storage/live-store-index.js';
 import type { ChangeFeed } from '../../storage/change-feed.js';
 import type { WorkerErrorLog } from '../../jobs/workers.js';
@@ -121,6 +122,8 @@ export class PostingsIndex {
       for (const doc of page) builder.add(doc);
       if (page.length < BUILD_PAGE) break;
       after = page[page.length - 1].rowid;
+      // SQLite's reads resolve at once: a turn of the event loop lets requests in between pages.
+      await nextTurn();
     }
     // Read page by page while the indexer may write: the position is the one asked for before the
     // first page, so the next follow re-checks every product changed meanwhile.
