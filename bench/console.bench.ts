@@ -52,7 +52,10 @@ attribute index (every product, any status, in memory, kept current from the cha
 screen reads the panel's counts ahead, once a page's rows are shown, and that first count builds the index
 (a store of 50,000 products or more is read by two threads beside the event loop, taking chunks of its codes, the
 second only while the event loop is idle on two cores: at 1M on SQLite 4.6–5.0 s on an idle machine, 10–12 s beside
-Chromium and the views on two cores), so a filter chosen after it is answered from memory.
+Chromium and the views on two cores), so a filter chosen after it is answered from memory. A filter chosen
+before the index is in place is not held up by its build: the screen asks \`total_precision=at_least\`, and the page is
+found among the first products in code order (as the index would list it), its total the matches found so far
+("of at least 90 (counting…)") until the Filters panel's counts bring the exact one.
 `,
 );
 
