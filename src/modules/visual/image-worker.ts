@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { processOwnerId } from '../../jobs/process-owner.js';
 import type { JobLog } from '../../jobs/workers.js';
 import { FetchFailedError, FetchTimeoutError, fetchToBuffer, HttpStatusError } from '../../net/safe-fetch.js';
@@ -10,6 +11,16 @@ import { MAX_IMAGE_BYTES } from '../../catalog/limits.js';
 /** CONTRACT §8: catalogue images are fetched within 10 MB and 10 s, through at most 3 redirects. */
 export const IMAGE_FETCH_LIMITS = { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 10_000, maxRedirects: 3 };
 const BATCH = 16;
+
+/**
+ * The workers' stop signal: every fetch of both lanes' batches listens to it at once (32), past Node's
+ * warning at 10 listeners, each removed when its fetch settles.
+ */
+function stoppingSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(4 * BATCH, controller.signal);
+  return controller;
+}
 
 /** Transient failures are retried with backoff; a refused address, a bad URL or a file that is not an image never will succeed. */
 function isTransient(error: unknown) {
@@ -27,7 +38,7 @@ export class ImageWorker implements BackgroundWorker {
   #lanes: Promise<void>[] = [];
   #running = false;
   /** Aborted on stop: in-flight fetches end at once instead of running out their 10 s. */
-  #stopping = new AbortController();
+  #stopping = stoppingSignal();
   #wake: Array<() => void> = [];
   readonly #counters = new RunCounters();
 
@@ -56,7 +67,7 @@ export class ImageWorker implements BackgroundWorker {
   async start() {
     if (this.#running) return;
     this.#running = true;
-    this.#stopping = new AbortController();
+    this.#stopping = stoppingSignal();
     // The model's identity from its files: the vision thread starts only once there is an image to embed.
     await this.jobs.requeueOtherModels(this.vision.modelIdentity());
     for (let i = 0; i < (this.options.lanes ?? 2); i++) this.#lanes.push(this.#lane());
@@ -74,7 +85,7 @@ export class ImageWorker implements BackgroundWorker {
   /** Processes queued images until none is ready (tests and `vitrine images index`); returns how many were handled. */
   async drain(): Promise<number> {
     // A worker stopped earlier keeps its aborted signal: draining afterwards must not discard every batch.
-    if (!this.#running) this.#stopping = new AbortController();
+    if (!this.#running) this.#stopping = stoppingSignal();
     let handled = 0;
     for (;;) {
       const claimed = await this.jobs.claim(this.id, BATCH);
