@@ -144,4 +144,37 @@ describeEachDialect('change feed (GET /v1/changes)', (ctx) => {
     ).data;
     assert.ok(JSON.stringify(found).includes('r1'));
   });
+
+  it('lets requests in between the batches of a catch-up and the pages of a full read of the products', async () => {
+    // On SQLite every query resolves at once: a loop of reads and writes never returned to the event
+    // loop, and a large import's catch-up held every request of the process for its whole length.
+    const t = ctx();
+    const id = t.store.store_uuid;
+    for (let at = 0; at < 1100; at += 100) {
+      const payload = Array.from({ length: 100 }, (_, i) => product(`turn-${at + i}`));
+      const res = await t.request({ method: 'POST', url: `/v1/products?store_uuid=${id}`, payload });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    try {
+      let from = turns;
+      // 1,100 changes: three batches of 500.
+      assert.equal(await t.container.searchIndexer.follower.catchUp(id), 1100);
+      assert.ok(turns - from >= 2, `turns of the event loop during the catch-up: ${turns - from}`);
+      from = turns;
+      let pages = 0;
+      for await (const page of t.container.productsRead.pageAll(id, { pageSize: 300 }))
+        pages += page.length > 0 ? 1 : 0;
+      assert.equal(pages, 4);
+      assert.ok(turns - from >= 3, `turns of the event loop during the read: ${turns - from}`);
+    } finally {
+      counting = false;
+    }
+  });
 });
