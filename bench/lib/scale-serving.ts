@@ -79,7 +79,7 @@ export async function timeCalls(
 
 /**
  * Unmeasured calls until `steady` in a row answer within `underMs` server-side (at most `maxSeconds`):
- * the seconds it took. A large store's text search builds its in-memory ranking on its first query,
+ * the seconds it took, and whether they did. A large store's text search builds its in-memory ranking on its first query,
  * and until it is in place the engine answers (at 1M, a broad query's bm25 over every match: hundreds
  * of ms); the timed calls measure the store once warm, and this says how long warming took.
  */
@@ -87,17 +87,18 @@ export async function warmUntilSteady(
   base: string,
   token: string,
   next: (i: number) => { path: string },
-  { steady = 20, underMs = 100, maxSeconds = 60 } = {},
-): Promise<number> {
+  { steady = 20, underMs = 100, maxSeconds = 120 } = {},
+): Promise<{ seconds: number; steady: boolean }> {
   const started = performance.now();
-  for (let i = 0, inARow = 0; inARow < steady && performance.now() - started < maxSeconds * 1000; i++) {
+  let inARow = 0;
+  for (let i = 0; inARow < steady && performance.now() - started < maxSeconds * 1000; i++) {
     const response = await fetch(`${base}${next(i).path}`, { headers: { authorization: `Bearer ${token}` } });
     await response.arrayBuffer();
     const header = response.headers.get('server-timing') ?? '';
     const ms = Number((/serving;dur=([\d.]+)/.exec(header) ?? /app;dur=([\d.]+)/.exec(header))?.[1] ?? Infinity);
     inARow = response.ok && ms < underMs ? inARow + 1 : 0;
   }
-  return (performance.now() - started) / 1000;
+  return { seconds: (performance.now() - started) / 1000, steady: inARow >= steady };
 }
 
 /** A real product photo of the shared dataset, for search by photo (undefined without it). */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { stringify } from 'csv-stringify/sync';
 import type { StorageHandle } from '../../storage/database.js';
 import { CANONICAL_FIELDS } from '../../catalog/product-fields.js';
@@ -66,6 +67,9 @@ export class ProductExport {
       yield rows;
       if (rows.length < PAGE) return;
       after = rows[rows.length - 1].product_code;
+      // SQLite's reads resolve at once: the pass that gathers the columns (every product of a 1M
+      // store) would otherwise hold every other request until it ends.
+      await nextTurn();
     }
   }
 

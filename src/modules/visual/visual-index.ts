@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StorageHandle } from '../../storage/database.js';
 import { LiveStoreIndex } from '../../storage/live-store-index.js';
 import type { ChangeFeed } from '../../storage/change-feed.js';
@@ -95,6 +96,8 @@ export class VisualIndexes {
       this.#placeVectors(index, rows);
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1].url;
+      // SQLite's reads resolve at once: a turn of the event loop lets requests in between pages.
+      await nextTurn();
     }
     index.settle();
     return index;
