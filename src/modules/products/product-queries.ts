@@ -20,6 +20,8 @@ const SCAN_CHUNK = 1000;
  * thousands; a rarer one waits for the index instead.
  */
 const EARLY_SCAN_MS = 250;
+/** A page past this many matches is not looked for among the first products: that read would not find it in time. */
+const EARLY_SCAN_DEPTH = 10_000;
 
 /** The status listing keeps the code at every MARK_EVERY-th position (per status, until the catalog changes). */
 const MARK_EVERY = 1000;
@@ -262,8 +264,8 @@ export class ProductQueries {
    * A filtered page while a large store's attribute index is being built (seconds at 1M products): the
    * products read in code order, as the index would list them, until the page and one match past it
    * are found (`exact` when every product was read first). Undefined when the index is kept (it
-   * answers at once), for a reason, text or codes (the read they narrow is the answer anyway), or when
-   * EARLY_SCAN_MS pass first: the build, started if need be, answers.
+   * answers at once), for a reason, text or codes (the read they narrow is the answer anyway), for a
+   * deep page, or when EARLY_SCAN_MS pass first: the build, started if need be, answers.
    */
   async #pageWhileIndexBuilds(
     store: Store,
@@ -271,8 +273,8 @@ export class ProductQueries {
     filters: CompiledFilters,
     resolver: AudienceResolver,
   ): Promise<{ codes: MatchedCodes; exact: boolean } | undefined> {
-    if (!this.#attributes || page.reason !== undefined || page.text !== undefined || page.codes !== undefined)
-      return undefined;
+    const narrowed = page.reason !== undefined || page.text !== undefined || page.codes !== undefined;
+    if (!this.#attributes || narrowed || page.offset + page.limit > EARLY_SCAN_DEPTH) return undefined;
     if (!(await this.#attributes.buildingLong(store))) return undefined;
     const scan = new AttributeScan(filters, [], resolver);
     const wanted = page.offset + page.limit + 1;
