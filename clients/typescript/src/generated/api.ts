@@ -4940,6 +4940,8 @@ export interface operations {
                 /** @description one product status */
                 status?: "new" | "active" | "problem" | "inactive" | "draft" | "under review";
                 store_uuid: string;
+                /** @description at_least: with `filters` (and no `facets`, `reason`, `q` or `product_code`), while a large store is still indexing its attributes after a restart (seconds at 1M products), the page may be found among the first products and `total` is then the matches found so far, a lower bound; the answer says which in `total_precision`. exact (the default): `total` always counts every match */
+                total_precision?: "exact" | "at_least";
             };
             header?: never;
             path?: never;
@@ -4971,6 +4973,8 @@ export interface operations {
                             products: components["schemas"]["Product"][];
                             store_uuid: string;
                             total: number;
+                            /** @description when `total_precision` was asked: whether `total` counts every match or only those found so far */
+                            total_precision?: "exact" | "at_least";
                         };
                         status: components["schemas"]["SuccessStatus"];
                     };
