@@ -237,14 +237,14 @@ describeEachDialect('products listing attribute index', (ctx) => {
     );
     assert.deepEqual(rareEarly, rareExpected);
     // Facets count every product: they wait for the index.
-    const faceted = await new ProductQueries(storage, new SeqCache('faceted', 0), { attributes: fresh() }).listProducts(
+    const third = fresh();
+    const faceted = await new ProductQueries(storage, new SeqCache('faceted', 0), { attributes: third }).listProducts(
       store,
       { ...women, facets: ['Colour'], totalPrecision: 'at_least' },
     );
     assert.equal(faceted.total, expected.total);
     assert.equal(faceted.total_precision, undefined, 'not a lower bound');
-    index.close();
-    other.close();
+    for (const attributes of [index, other, third]) attributes.close();
   });
 
   it('says the precision of GET /v1/products totals when asked, and rejects another', async () => {

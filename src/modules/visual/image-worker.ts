@@ -13,12 +13,12 @@ export const IMAGE_FETCH_LIMITS = { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 10_000
 const BATCH = 16;
 
 /**
- * The workers' stop signal: every fetch of both lanes' batches listens to it at once (32), past Node's
- * warning at 10 listeners, each removed when its fetch settles.
+ * The workers' stop signal: every fetch of every lane's batch listens to it at once (32 with two lanes),
+ * past Node's warning at 10 listeners, each removed when its fetch settles.
  */
-function stoppingSignal(): AbortController {
+function stoppingSignal(lanes = 2): AbortController {
   const controller = new AbortController();
-  setMaxListeners(4 * BATCH, controller.signal);
+  setMaxListeners(2 * lanes * BATCH, controller.signal);
   return controller;
 }
 
@@ -67,7 +67,7 @@ export class ImageWorker implements BackgroundWorker {
   async start() {
     if (this.#running) return;
     this.#running = true;
-    this.#stopping = stoppingSignal();
+    this.#stopping = stoppingSignal(this.options.lanes);
     // The model's identity from its files: the vision thread starts only once there is an image to embed.
     await this.jobs.requeueOtherModels(this.vision.modelIdentity());
     for (let i = 0; i < (this.options.lanes ?? 2); i++) this.#lanes.push(this.#lane());
@@ -85,7 +85,7 @@ export class ImageWorker implements BackgroundWorker {
   /** Processes queued images until none is ready (tests and `vitrine images index`); returns how many were handled. */
   async drain(): Promise<number> {
     // A worker stopped earlier keeps its aborted signal: draining afterwards must not discard every batch.
-    if (!this.#running) this.#stopping = stoppingSignal();
+    if (!this.#running) this.#stopping = stoppingSignal(this.options.lanes);
     let handled = 0;
     for (;;) {
       const claimed = await this.jobs.claim(this.id, BATCH);
