@@ -230,7 +230,7 @@ async function measureStore(served: ServedVitrine, store: StoreAccess, catalog: 
       calls += count + 10; // the unmeasured ones too
       timed[name] = result;
     });
-  // Text search once its in-memory ranking is in place (built on the first query of a large store).
+  // Text search once the builds that follow the server's start are done (how long that took, logged).
   const warm = await warmUntilSteady(base, store.api_token, mix.search);
   console.log(
     `scale.bench: ${fmt(catalog.count)} text search ${warm.steady ? 'steady after' : 'not steady within'} ${fmt(warm.seconds, 1)} s of searches`,
@@ -431,7 +431,7 @@ try {
         `| ${r.engine} | ${fmt(r.at44k.seconds, 1)} | ${fmt(r.small.catchUpSeconds, 1)} | ${fmt(r.atBig.seconds, 1)} | ${fmt(r.big.catchUpSeconds, 1)} | **${fmt(r.big.catchUpSeconds / r.small.catchUpSeconds, 1)}×** | ${fmt(r.atBig.seconds / r.at44k.seconds, 1)}× |`,
     ),
     '',
-    `**Calls.** Server-side ms (Server-Timing), p50 / p99 over ${CALLS} calls each after 10 unmeasured (search by photo: 50; text search: after unmeasured searches until 20 in a row answer under 100 ms, its in-memory ranking then built, the seconds that took in the bench's log), one at a time; the ratio is p50 at ${K} over p50 at 44k. A call another process forwarded to the one serving the store counts as that process timed it (\`serving;dur\`); what the hop added is the last row. Export: rows/s of one whole NDJSON export.`,
+    `**Calls.** Server-side ms (Server-Timing), p50 / p99 over ${CALLS} calls each after 10 unmeasured (search by photo: 50; text search: after unmeasured searches until 20 in a row answer under 100 ms, the seconds that took in the bench's log), one at a time; the ratio is p50 at ${K} over p50 at 44k. A call another process forwarded to the one serving the store counts as that process timed it (\`serving;dur\`); what the hop added is the last row. Export: rows/s of one whole NDJSON export.`,
     '',
     `| call | ${results.map((r) => `${r.engine} 44k | ${r.engine} ${K} | ${r.engine} ratio`).join(' | ')} |`,
     `|---|${results.map(() => '---:|---:|---:').join('|')}|`,

@@ -79,9 +79,9 @@ export async function timeCalls(
 
 /**
  * Unmeasured calls until `steady` in a row answer within `underMs` server-side (at most `maxSeconds`):
- * the seconds it took, and whether they did. A large store's text search builds its in-memory ranking on its first query,
- * and until it is in place the engine answers (at 1M, a broad query's bm25 over every match: hundreds
- * of ms); the timed calls measure the store once warm, and this says how long warming took.
+ * the seconds it took, and whether they did. After a server's start a large store's indexes are built
+ * one after another (at 1M on SQLite about 45 s in the process that serves it), and searches answered
+ * meanwhile take up to hundreds of ms; the timed calls measure the store once warm.
  */
 export async function warmUntilSteady(
   base: string,
