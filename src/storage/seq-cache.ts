@@ -55,7 +55,7 @@ export class SeqCache {
       this.#misses++;
       return compute();
     }
-    const id = `${store.id}\u0000${key}`;
+    const id = entryId(store, key);
     // The sequence was read before computing: a value is never newer-labelled than what it counted.
     const seq = store.changeSeq;
     const cached = entries.get(id);
@@ -83,7 +83,7 @@ export class SeqCache {
 
   /** Whether a value (or its computation) is kept for the store as it is now. */
   has(store: StoreAtSeq, key: string): boolean {
-    return this.#entries?.peek(`${store.id}\u0000${key}`)?.seq === store.changeSeq;
+    return this.#entries?.peek(entryId(store, key))?.seq === store.changeSeq;
   }
 
   /** Entries kept now (for tests). */
@@ -102,3 +102,6 @@ export class SeqCache {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#entries?.stats().bytes ?? 0 };
   }
 }
+
+/** A store's entry under `key`, apart from every other store's. */
+const entryId = (store: StoreAtSeq, key: string) => `${store.id}\u0000${key}`;

@@ -231,15 +231,8 @@ export class ProductQueries {
           if (found) return found;
         }
         const scan = new AttributeScan(filters, facets, resolver);
-        for (let after: string | undefined; ;) {
-          const rows = await repo.scanAttributes(this.storage.db, store.id, sqlFilter, after, SCAN_CHUNK);
+        for await (const { rows } of this.#scanned(store, sqlFilter))
           for (const row of rows) scan.add(row.product_code, JSON.parse(row.attributes) as Record<string, unknown>);
-          if (rows.length < SCAN_CHUNK) break;
-          after = rows[rows.length - 1].product_code;
-          // SQLite reads resolve at once: without a turn of the event loop between chunks, requests
-          // arriving meanwhile would wait for the whole scan.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
         return scan.result(limit);
       },
       (value) => 200 + value.codes.bytes + facetBytes(value.facets),
@@ -280,12 +273,25 @@ export class ProductQueries {
     const wanted = page.offset + page.limit + 1;
     const deadline = performance.now() + EARLY_SCAN_MS;
     // Small reads first: a filter most products pass finds its page in the first hundreds.
-    for (let after: string | undefined, chunk = 100; ; chunk = Math.min(chunk * 2, SCAN_CHUNK)) {
-      const rows = await repo.scanAttributes(this.storage.db, store.id, { status: page.status }, after, chunk);
+    for await (const { rows, last } of this.#scanned(store, { status: page.status }, 100)) {
       for (const row of rows) scan.add(row.product_code, JSON.parse(row.attributes) as Record<string, unknown>);
-      const exact = rows.length < chunk;
-      if (exact || scan.matched >= wanted) return { codes: scan.result(0).codes, exact };
+      if (last || scan.matched >= wanted) return { codes: scan.result(0).codes, exact: last };
       if (performance.now() > deadline) return undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * The selected products in code order, a read at a time (`first` products, doubling up to SCAN_CHUNK);
+   * `last` on the read that ends them. SQLite's reads resolve at once: a turn of the event loop between
+   * reads lets requests arriving meanwhile in before the scan ends.
+   */
+  async *#scanned(store: Store, filter: repo.ProductFilter, first = SCAN_CHUNK) {
+    for (let after: string | undefined, chunk = first; ; chunk = Math.min(chunk * 2, SCAN_CHUNK)) {
+      const rows = await repo.scanAttributes(this.storage.db, store.id, filter, after, chunk);
+      const last = rows.length < chunk;
+      yield { rows, last };
+      if (last) return;
       after = rows[rows.length - 1].product_code;
       await new Promise((resolve) => setImmediate(resolve));
     }
