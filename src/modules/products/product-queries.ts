@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StorageHandle } from '../../storage/database.js';
 import type { SeqCache } from '../../storage/seq-cache.js';
 import type { Store } from '../stores/store.js';
@@ -293,7 +294,7 @@ export class ProductQueries {
       yield { rows, last };
       if (last) return;
       after = rows[rows.length - 1].product_code;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
 
